@@ -1,0 +1,5 @@
+import sys
+
+from fanshot.cli import main
+
+sys.exit(main())
