@@ -1,0 +1,62 @@
+"""The run-time pieces of the detector that need no trained model."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.detector import ModelNotFoundError, crop_tiles, decode_yolo, get_detector, letterbox
+
+
+def test_letterbox_keeps_aspect_and_centres():
+    rgb = np.zeros((100, 200, 3), np.uint8)
+    canvas, scale, (pad_x, pad_y) = letterbox(rgb, 320)
+    assert canvas.shape == (320, 320, 3)
+    assert scale == pytest.approx(1.6)
+    assert (pad_x, pad_y) == (0, 80)
+    assert canvas[0, 0].tolist() == [114, 114, 114] and canvas[160, 160].tolist() == [0, 0, 0]
+
+
+def _head(rows):
+    """A raw YOLO head (4 + nc, N) from rows of (cx, cy, w, h, score_class0, score_class1)."""
+    return np.array(rows, np.float32).T
+
+
+def test_decode_yolo_thresholds_and_suppresses_overlaps():
+    output = _head(
+        [
+            (50, 50, 20, 30, 0.9, 0.1),
+            (51, 50, 20, 30, 0.1, 0.8),  # same tile, other class: suppressed
+            (150, 50, 20, 30, 0.6, 0.0),
+            (250, 50, 20, 30, 0.1, 0.1),  # below the threshold
+        ]
+    )
+    boxes, scores, class_ids = decode_yolo(output, conf=0.25, iou=0.5)
+    order = np.argsort(boxes[:, 0])
+    assert boxes[order].tolist() == [[40, 35, 60, 65], [140, 35, 160, 65]]
+    assert scores[order].tolist() == pytest.approx([0.9, 0.6])
+    assert class_ids[order].tolist() == [0, 0]
+
+
+def test_decode_yolo_with_nothing_found():
+    boxes, scores, class_ids = decode_yolo(_head([(5, 5, 2, 2, 0.01, 0.02)]), conf=0.25, iou=0.5)
+    assert boxes.shape == (0, 4) and len(scores) == 0 and len(class_ids) == 0
+
+
+def test_crop_tiles_turns_sideways_tiles_upright():
+    rgb = np.zeros((100, 200, 3), np.uint8)
+    rgb[10:50, 10:40] = 255  # a portrait tile
+    rgb[60:90, 100:140] = 200  # a tile lying sideways
+    crops = crop_tiles(rgb, np.array([[10, 10, 40, 50], [100, 60, 140, 90]], np.float32), 24, 32, 0.0)
+    assert crops.shape == (2, 32, 24, 3)
+    assert crops[0].min() == 255 and crops[1].min() == 200
+
+
+def test_crop_tiles_clips_boxes_at_the_border():
+    rgb = np.full((50, 50, 3), 7, np.uint8)
+    crops = crop_tiles(rgb, np.array([[-20, -20, 10, 30]], np.float32), 24, 32, 0.1)
+    assert crops.shape == (1, 32, 24, 3) and crops.max() == 7
+
+
+def test_missing_model_is_a_clear_error(tmp_path):
+    with pytest.raises(ModelNotFoundError, match="model.json"):
+        get_detector(tmp_path)

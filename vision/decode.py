@@ -1,0 +1,117 @@
+"""Image bytes -> RGB numpy array, EXIF orientation applied.
+
+One entry point, `decode_image`, used by the detector CLI, the photo-to-score
+pipeline and the API. It reads JPEG, PNG, WebP and HEIC (via pillow-heif), checks
+the pixel count from the header before decoding anything (decompression bombs),
+and can decode big JPEGs at a reduced size through DCT scaling (`max_side`).
+"""
+from __future__ import annotations
+
+import io
+import warnings
+
+import numpy as np
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+try:  # HEIC/HEIF from iPhones; optional so a broken install only loses that format
+    from pillow_heif import register_heif_opener
+
+    register_heif_opener()
+except ImportError:  # pragma: no cover - pillow-heif is a runtime dependency
+    pass
+
+DEFAULT_MAX_PIXELS = 40_000_000
+
+# EXIF orientations 5-8 swap width and height.
+_TRANSPOSED_ORIENTATIONS = {5, 6, 7, 8}
+
+
+class ImageError(ValueError):
+    """A request image that cannot be used; `status` is the HTTP status to answer with."""
+
+    def __init__(self, code: str, message: str, status: int):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+    def to_json(self) -> dict:
+        return {"error": {"code": self.code, "message": self.message}}
+
+
+def _open(data: bytes, max_pixels: int) -> Image.Image:
+    if not data:
+        raise ImageError("empty", "the image is empty (0 bytes)", 422)
+    try:
+        with warnings.catch_warnings():  # the pixel cap below is our own check
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(data))
+    except Image.DecompressionBombError as exc:
+        raise ImageError("too_many_pixels", f"the image is too large: {exc}", 413) from exc
+    except UnidentifiedImageError as exc:
+        raise ImageError(
+            "not_an_image", "not a JPEG, PNG, WebP or HEIC image", 415
+        ) from exc
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise ImageError("truncated", f"the image header cannot be read: {exc}", 422) from exc
+    width, height = image.size
+    if width <= 0 or height <= 0:
+        raise ImageError("truncated", "the image has no pixels", 422)
+    if width * height > max_pixels:
+        raise ImageError(
+            "too_many_pixels",
+            f"the image has {width}x{height} = {width * height:,} pixels; the limit is {max_pixels:,}",
+            413,
+        )
+    return image
+
+
+def _orientation(image: Image.Image) -> int:
+    try:
+        return int(image.getexif().get(0x0112, 1) or 1)
+    except Exception:  # a broken EXIF block is not worth refusing the photo for
+        return 1
+
+
+def probe_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> tuple[int, int]:
+    """(width, height) of the image as shown (after EXIF orientation), from the header only."""
+    image = _open(data, max_pixels)
+    width, height = image.size
+    if _orientation(image) in _TRANSPOSED_ORIENTATIONS:
+        return height, width
+    return width, height
+
+
+def decode_image(
+    data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, max_side: int | None = None
+) -> np.ndarray:
+    """Decode image bytes to an RGB uint8 array (H, W, 3), EXIF orientation applied.
+
+    `max_side`: when given, the longer side of the result is at most this many pixels
+    (JPEGs are decoded at a reduced scale by the codec itself, which is much faster
+    than decoding the full photo and shrinking it). Raises `ImageError`.
+    """
+    image = _open(data, max_pixels)
+    width, height = image.size
+    if max_side is not None and max(width, height) > max_side and image.format == "JPEG":
+        # Ask for at least max_side on the long side; draft picks the largest
+        # 1/2, 1/4 or 1/8 scale that still covers the requested size.
+        scale = max_side / max(width, height)
+        image.draft("RGB", (max(1, round(width * scale)), max(1, round(height * scale))))
+    try:
+        image.load()
+        image = ImageOps.exif_transpose(image)
+        if image.mode in ("RGBA", "LA") or (image.mode == "P" and "transparency" in image.info):
+            rgba = image.convert("RGBA")
+            background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+            image = Image.alpha_composite(background, rgba)
+        rgb = image.convert("RGB")
+    except ImageError:
+        raise
+    except Exception as exc:  # PIL raises OSError, SyntaxError, ValueError, zlib errors ...
+        raise ImageError("truncated", f"the image data is truncated or corrupt: {exc}", 422) from exc
+    if max_side is not None and max(rgb.size) > max_side:
+        scale = max_side / max(rgb.size)
+        size = (max(1, round(rgb.size[0] * scale)), max(1, round(rgb.size[1] * scale)))
+        rgb = rgb.resize(size, Image.BILINEAR, reducing_gap=2.0)
+    return np.asarray(rgb, dtype=np.uint8)

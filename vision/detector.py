@@ -1,0 +1,190 @@
+"""The tile detector at run time: onnxruntime, numpy and OpenCV only.
+
+Two stages, both ONNX files in models/ (described by models/model.json):
+1. the *finder*, a YOLO that only finds tiles (boxes, class agnostic), run on a
+   letterboxed copy of the image;
+2. the *classifier*, a compact CNN that names each tile (43 classes) from a crop
+   cut out of the image the caller gave (so it sees more pixels than the finder).
+
+`get_detector()` loads the model once per process; `Detector.detect` is safe to
+call from several threads at once (onnxruntime sessions are thread-safe and the
+detector holds no per-call state).
+"""
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.classes import CLASSES
+
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
+MODEL_JSON = "model.json"
+
+
+class ModelNotFoundError(RuntimeError):
+    """models/ holds no usable detector (not trained or not committed yet)."""
+
+    code = "model_not_found"
+
+
+def letterbox(rgb: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[float, float]]:
+    """Fit `rgb` into a size x size square (grey padding); returns (image, scale, (pad_x, pad_y))."""
+    height, width = rgb.shape[:2]
+    scale = min(size / width, size / height)
+    new_w, new_h = max(1, round(width * scale)), max(1, round(height * scale))
+    interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    resized = cv2.resize(rgb, (new_w, new_h), interpolation=interpolation)
+    pad_x, pad_y = (size - new_w) / 2, (size - new_h) / 2
+    top, left = int(round(pad_y - 0.1)), int(round(pad_x - 0.1))
+    canvas = np.full((size, size, 3), 114, np.uint8)
+    canvas[top : top + new_h, left : left + new_w] = resized
+    return canvas, scale, (left, top)
+
+
+def decode_yolo(
+    output: np.ndarray, conf: float, iou: float, max_det: int = 300
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Raw YOLO head (4 + nc, N) -> boxes (xyxy, input pixels), scores, class ids after NMS.
+
+    NMS is class agnostic: two classes on one tile are one tile.
+    """
+    predictions = output.T  # (N, 4 + nc)
+    class_scores = predictions[:, 4:]
+    class_ids = class_scores.argmax(axis=1)
+    scores = class_scores[np.arange(len(class_ids)), class_ids]
+    keep = scores >= conf
+    if not keep.any():
+        empty = np.zeros((0,), np.float32)
+        return np.zeros((0, 4), np.float32), empty, empty.astype(np.int64)
+    cx, cy, w, h = predictions[keep, :4].T
+    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+    scores, class_ids = scores[keep], class_ids[keep]
+    xywh = np.stack([boxes[:, 0], boxes[:, 1], w, h], axis=1)
+    picked = cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), conf, iou, top_k=max_det)
+    picked = np.asarray(picked, dtype=np.int64).reshape(-1)
+    return boxes[picked], scores[picked], class_ids[picked]
+
+
+def crop_tiles(rgb: np.ndarray, boxes: np.ndarray, width: int, height: int, pad: float) -> np.ndarray:
+    """Cut each box (grown by `pad` of its size) out of `rgb` as a portrait crop of width x height.
+
+    A box wider than tall (a tile lying sideways, as a claimed tile in a meld) is turned
+    a quarter turn first, so every crop shows the tile upright or upside down.
+    """
+    image_h, image_w = rgb.shape[:2]
+    crops = np.empty((len(boxes), height, width, 3), np.uint8)
+    for i, (x1, y1, x2, y2) in enumerate(boxes):
+        bw, bh = x2 - x1, y2 - y1
+        x1, x2 = x1 - bw * pad, x2 + bw * pad
+        y1, y2 = y1 - bh * pad, y2 + bh * pad
+        ix1, iy1 = int(max(0, np.floor(x1))), int(max(0, np.floor(y1)))
+        ix2, iy2 = int(min(image_w, np.ceil(x2))), int(min(image_h, np.ceil(y2)))
+        patch = rgb[iy1:max(iy2, iy1 + 1), ix1:max(ix2, ix1 + 1)]
+        if patch.size == 0:
+            patch = np.zeros((2, 2, 3), np.uint8)
+        if patch.shape[1] > patch.shape[0]:
+            patch = cv2.rotate(patch, cv2.ROTATE_90_CLOCKWISE)
+        crops[i] = cv2.resize(patch, (width, height), interpolation=cv2.INTER_AREA)
+    return crops
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    exp = np.exp(shifted)
+    return exp / exp.sum(axis=1, keepdims=True)
+
+
+def _session(path: Path, threads: int):
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+class Detector:
+    """Finds and names mahjong tiles in an RGB image."""
+
+    def __init__(self, model_dir: str | Path | None = None, threads: int = 2):
+        self.model_dir = Path(model_dir) if model_dir else DEFAULT_MODEL_DIR
+        spec_path = self.model_dir / MODEL_JSON
+        if not spec_path.is_file():
+            raise ModelNotFoundError(
+                f"no detector model in {self.model_dir} ({MODEL_JSON} is missing); "
+                "train one with `fanshot train` or restore models/ from git"
+            )
+        self.spec = json.loads(spec_path.read_text(encoding="utf-8"))
+        self.classes: list[str] = list(self.spec["classes"])
+        if self.classes != CLASSES:
+            raise ModelNotFoundError(f"{spec_path}: its class list is not the 43 classes of DESIGN.md")
+        finder, classifier = self.spec["finder"], self.spec["classifier"]
+        for part in (finder, classifier):
+            if not (self.model_dir / part["file"]).is_file():
+                raise ModelNotFoundError(f"{self.model_dir / part['file']} is missing")
+        self.finder_size = int(finder["imgsz"])
+        self.finder_conf = float(finder.get("conf", 0.25))
+        self.finder_iou = float(finder.get("iou", 0.5))
+        self.crop_w, self.crop_h = (int(v) for v in classifier["input_wh"])
+        self.crop_pad = float(classifier.get("pad", 0.0))
+        self._finder = _session(self.model_dir / finder["file"], threads)
+        self._classifier = _session(self.model_dir / classifier["file"], threads)
+        self._finder_input = self._finder.get_inputs()[0].name
+        self._classifier_input = self._classifier.get_inputs()[0].name
+
+    def find_tiles(self, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Stage 1: tile boxes (xyxy in pixels of `rgb`) and their finder scores."""
+        canvas, scale, (pad_x, pad_y) = letterbox(rgb, self.finder_size)
+        blob = canvas.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        output = self._finder.run(None, {self._finder_input: blob})[0][0]
+        boxes, scores, _ = decode_yolo(output, self.finder_conf, self.finder_iou)
+        boxes = (boxes - np.array([pad_x, pad_y, pad_x, pad_y], np.float32)) / scale
+        height, width = rgb.shape[:2]
+        boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, width)
+        boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, height)
+        return boxes, scores
+
+    def classify(self, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        """Stage 2: class probabilities (len(boxes), 43) for each box."""
+        if len(boxes) == 0:
+            return np.zeros((0, len(self.classes)), np.float32)
+        crops = crop_tiles(rgb, boxes, self.crop_w, self.crop_h, self.crop_pad)
+        blob = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        return _softmax(self._classifier.run(None, {self._classifier_input: blob})[0])
+
+    def detect(self, rgb: np.ndarray) -> list[dict]:
+        """Tiles in `rgb` (H, W, 3 uint8 RGB): [{"tile", "box": [x1, y1, x2, y2], "score"}], left to right."""
+        if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
+            raise ValueError("detect() expects an RGB uint8 array of shape (H, W, 3)")
+        boxes, find_scores = self.find_tiles(rgb)
+        probs = self.classify(rgb, boxes)
+        detections = []
+        for box, find_score, p in zip(boxes, find_scores, probs):
+            class_id = int(p.argmax())
+            detections.append(
+                {
+                    "tile": self.classes[class_id],
+                    "box": [round(float(v), 1) for v in box],
+                    "score": round(float(find_score) * float(p[class_id]), 4),
+                }
+            )
+        detections.sort(key=lambda d: (d["box"][0], d["box"][1]))
+        return detections
+
+
+_detectors: dict[Path, Detector] = {}
+_lock = threading.Lock()
+
+
+def get_detector(model_dir: str | Path | None = None) -> Detector:
+    """The process-wide detector for `model_dir` (default: the shipped models/), loaded once."""
+    key = (Path(model_dir) if model_dir else DEFAULT_MODEL_DIR).resolve()
+    with _lock:
+        if key not in _detectors:
+            _detectors[key] = Detector(key)
+        return _detectors[key]
