@@ -1,0 +1,395 @@
+"""Read and write tile datasets as YOLO, COCO JSON and Label Studio JSON.
+
+Every format goes through one plain in-memory dataset: a list of records
+
+    {"file": "path/to/img.jpg", "width": 1280, "height": 960,
+     "boxes": [{"tile": "B5", "box": [x1, y1, x2, y2]}, ...]}
+
+with boxes in pixels of the image and tiles as our codes (datasets.classmap maps
+other tools' class names on reading). Readers set "file" to the image's path on
+disk when it can be found, else to the name the format gives. Writers store the
+image's name relative to `image_root` when given, else its base name.
+
+    read_yolo(dir) / write_yolo(dataset, dir, copy_images=True)
+    read_coco(path, image_dir=None) / write_coco(dataset, path, image_root=None)
+    read_labelstudio(path, image_dir=None) / write_labelstudio(dataset, path, ...)
+    read_dataset(path, fmt=None) / write_dataset(dataset, path, fmt)
+
+Box coordinates are rounded to 1/100 pixel on reading, so a round trip through
+any format gives back the same boxes.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import yaml
+from PIL import Image
+
+from datasets.classmap import CLASS_ID, CLASSES, ClassMapError, remap_names, to_code
+
+FORMATS = ("yolo", "coco", "labelstudio")
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
+LABEL_STUDIO_PREFIX = "/data/local-files/?d="
+
+
+class DatasetError(ValueError):
+    """A dataset that cannot be read or written (missing files, bad JSON, unknown classes)."""
+
+
+def _round(v: float) -> float:
+    r = round(float(v), 2)
+    return float(int(r)) if r == int(r) else r
+
+
+def _clean_box(box) -> list[float]:
+    return [_round(v) for v in box]
+
+
+def image_size(path: str | Path) -> tuple[int, int]:
+    """(width, height) of an image file, reading only its header; EXIF rotation is not applied."""
+    try:
+        with Image.open(path) as im:
+            return im.size
+    except (OSError, ValueError) as exc:
+        raise DatasetError(f"cannot read image {path}: {exc}") from exc
+
+
+def _stored_name(file: str, image_root: str | Path | None) -> str:
+    if image_root is not None:
+        try:
+            return Path(os.path.relpath(Path(file).resolve(), Path(image_root).resolve())).as_posix()
+        except ValueError:
+            pass
+    return Path(file).name
+
+
+def _check(dataset: list[dict]) -> None:
+    for rec in dataset:
+        for key in ("file", "width", "height", "boxes"):
+            if key not in rec:
+                raise DatasetError(f"record without {key!r}: {rec!r:.200}")
+        for b in rec["boxes"]:
+            if b["tile"] not in CLASS_ID:
+                raise DatasetError(f"{rec['file']}: unknown tile code {b['tile']!r}")
+
+
+# ---------------------------------------------------------------- YOLO
+
+def _yolo_names(data_yaml: Path) -> list[str]:
+    try:
+        data = yaml.safe_load(data_yaml.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise DatasetError(f"cannot read {data_yaml}: {exc}") from exc
+    names = data.get("names") if isinstance(data, dict) else None
+    if isinstance(names, dict):
+        names = [names[k] for k in sorted(names)]
+    if not names:
+        raise DatasetError(f"{data_yaml} has no class names")
+    return [str(n) for n in names]
+
+
+def read_yolo(directory: str | Path) -> list[dict]:
+    """A YOLO folder (data.yaml with names, images/, labels/ with `cls cx cy w h` normalised)."""
+    root = Path(directory)
+    data_yaml = root / "data.yaml"
+    if not data_yaml.is_file():
+        raise DatasetError(f"{root} is not a YOLO dataset: no data.yaml")
+    try:
+        codes = remap_names(_yolo_names(data_yaml))
+    except ClassMapError as exc:
+        raise DatasetError(f"{data_yaml}: {exc}") from exc
+    image_dir = root / "images"
+    if not image_dir.is_dir():
+        raise DatasetError(f"{root} has no images/ folder")
+    dataset = []
+    for img in sorted(p for p in image_dir.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES):
+        rel = img.relative_to(image_dir)
+        label = (root / "labels" / rel).with_suffix(".txt")
+        width, height = image_size(img)
+        boxes = []
+        if label.is_file():
+            for n, line in enumerate(label.read_text().splitlines(), 1):
+                parts = line.split()
+                if not parts:
+                    continue
+                try:
+                    cls = int(parts[0])
+                    cx, cy, w, h = (float(v) for v in parts[1:5])
+                    tile = codes[cls]
+                except (ValueError, IndexError) as exc:
+                    raise DatasetError(f"{label}:{n}: bad YOLO line {line!r}") from exc
+                box = [(cx - w / 2) * width, (cy - h / 2) * height,
+                       (cx + w / 2) * width, (cy + h / 2) * height]
+                boxes.append({"tile": tile, "box": _clean_box(box)})
+        dataset.append({"file": str(img), "width": width, "height": height, "boxes": boxes})
+    return dataset
+
+
+def _place_image(src: str, dst: Path) -> None:
+    if dst.exists() and dst.samefile(src):
+        return
+    if dst.exists():
+        dst.unlink()
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copyfile(src, dst)
+
+
+def yolo_label_lines(record: dict) -> list[str]:
+    """The lines of one YOLO label file (our 43 class ids, normalised centre and size)."""
+    w, h = record["width"], record["height"]
+    lines = []
+    for b in record["boxes"]:
+        x1, y1, x2, y2 = b["box"]
+        lines.append(f"{CLASS_ID[b['tile']]} {(x1 + x2) / 2 / w:.8f} {(y1 + y2) / 2 / h:.8f} "
+                     f"{(x2 - x1) / w:.8f} {(y2 - y1) / h:.8f}")
+    return lines
+
+
+def write_data_yaml(directory: str | Path, extra: dict | None = None) -> Path:
+    """data.yaml with our 43 class names (no `path:` key: Ultralytics resolves relative to the file)."""
+    data = {"train": "images", "val": "images", "nc": len(CLASSES), "names": list(CLASSES)}
+    data.update(extra or {})
+    path = Path(directory) / "data.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False, default_flow_style=None, allow_unicode=True))
+    return path
+
+
+def write_yolo(dataset: list[dict], directory: str | Path, copy_images: bool = True) -> Path:
+    """Write labels/<name>.txt for each record, data.yaml, and (hard-link or copy) images/<name>."""
+    _check(dataset)
+    root = Path(directory)
+    (root / "images").mkdir(parents=True, exist_ok=True)
+    (root / "labels").mkdir(parents=True, exist_ok=True)
+    seen: set[str] = set()
+    for rec in dataset:
+        name = Path(rec["file"]).name
+        if name in seen:
+            raise DatasetError(f"two images named {name}: YOLO folders need distinct file names")
+        seen.add(name)
+        if copy_images:
+            if not Path(rec["file"]).is_file():
+                raise DatasetError(f"image not found: {rec['file']}")
+            _place_image(rec["file"], root / "images" / name)
+        lines = yolo_label_lines(rec)
+        (root / "labels" / Path(name).with_suffix(".txt")).write_text("".join(l + "\n" for l in lines))
+    write_data_yaml(root)
+    return root
+
+
+# ---------------------------------------------------------------- COCO
+
+def _load_json(path: str | Path):
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DatasetError(f"cannot read JSON {path}: {exc}") from exc
+
+
+def _resolve_image(name: str, image_dir: Path | None) -> str:
+    if image_dir is not None:
+        for candidate in (image_dir / name, image_dir / Path(name).name):
+            if candidate.is_file():
+                return str(candidate)
+    return name
+
+
+def read_coco(path: str | Path, image_dir: str | Path | None = None) -> list[dict]:
+    """A COCO detection JSON (bbox = [x, y, w, h] pixels); images resolved against image_dir
+    (default: the JSON's folder, then its images/ subfolder)."""
+    path = Path(path)
+    data = _load_json(path)
+    if not isinstance(data, dict) or "images" not in data or "categories" not in data:
+        raise DatasetError(f"{path} is not a COCO detection file (no images/categories)")
+    try:
+        cats = {c["id"]: to_code(c["name"]) for c in data["categories"]}
+    except ClassMapError as exc:
+        raise DatasetError(f"{path}: {exc}") from exc
+    dirs = [Path(image_dir)] if image_dir else [path.parent, path.parent / "images"]
+    records: dict = {}
+    order = []
+    for im in data["images"]:
+        file = im["file_name"]
+        for d in dirs:
+            resolved = _resolve_image(file, d)
+            if resolved != file:
+                file = resolved
+                break
+        records[im["id"]] = {"file": file, "width": int(im["width"]), "height": int(im["height"]),
+                             "boxes": []}
+        order.append(im["id"])
+    for ann in sorted(data.get("annotations", []), key=lambda a: a.get("id", 0)):
+        rec = records.get(ann["image_id"])
+        if rec is None:
+            raise DatasetError(f"{path}: annotation {ann.get('id')} refers to unknown image {ann['image_id']}")
+        if ann["category_id"] not in cats:
+            raise DatasetError(f"{path}: annotation {ann.get('id')} has unknown category {ann['category_id']}")
+        x, y, w, h = ann["bbox"]
+        rec["boxes"].append({"tile": cats[ann["category_id"]],
+                             "box": _clean_box([x, y, x + w, y + h])})
+    return [records[i] for i in order]
+
+
+def to_coco(dataset: list[dict], image_root: str | Path | None = None) -> dict:
+    """The COCO dict of a dataset: category id = class id + 1 (0 stays free, as COCO tools expect)."""
+    _check(dataset)
+    images, annotations = [], []
+    for image_id, rec in enumerate(dataset, 1):
+        images.append({"id": image_id, "file_name": _stored_name(rec["file"], image_root),
+                       "width": rec["width"], "height": rec["height"]})
+        for b in rec["boxes"]:
+            x1, y1, x2, y2 = b["box"]
+            annotations.append({"id": len(annotations) + 1, "image_id": image_id,
+                                "category_id": CLASS_ID[b["tile"]] + 1,
+                                "bbox": [x1, y1, x2 - x1, y2 - y1],
+                                "area": (x2 - x1) * (y2 - y1), "iscrowd": 0})
+    categories = [{"id": i + 1, "name": name, "supercategory": "tile"} for i, name in enumerate(CLASSES)]
+    return {"images": images, "annotations": annotations, "categories": categories}
+
+
+def write_coco(dataset: list[dict], path: str | Path, image_root: str | Path | None = None) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(to_coco(dataset, image_root)))
+    return path
+
+
+# ---------------------------------------------------------------- Label Studio
+
+def _ls_image_name(url: str) -> str:
+    if url.startswith(LABEL_STUDIO_PREFIX):
+        url = url[len(LABEL_STUDIO_PREFIX):]
+    from urllib.parse import unquote
+    return unquote(url)
+
+
+def read_labelstudio(path: str | Path, image_dir: str | Path | None = None) -> list[dict]:
+    """A Label Studio JSON export (tasks with rectanglelabels in percent). Uses the task's first
+    non-cancelled annotation, or its first prediction when it has no annotation."""
+    path = Path(path)
+    tasks = _load_json(path)
+    if not isinstance(tasks, list):
+        raise DatasetError(f"{path} is not a Label Studio export (expected a list of tasks)")
+    dataset = []
+    for task in tasks:
+        data = task.get("data", {})
+        url = data.get("image")
+        if url is None:
+            raise DatasetError(f"{path}: task {task.get('id')} has no data.image")
+        name = _ls_image_name(url)
+        file = _resolve_image(name, Path(image_dir) if image_dir else path.parent)
+        results = None
+        for ann in task.get("annotations", []):
+            if not ann.get("was_cancelled"):
+                results = ann.get("result", [])
+                break
+        if results is None:
+            preds = task.get("predictions", [])
+            results = preds[0].get("result", []) if preds else []
+        width = data.get("width")
+        height = data.get("height")
+        boxes = []
+        for r in results:
+            if r.get("type") != "rectanglelabels":
+                continue
+            width = r.get("original_width", width)
+            height = r.get("original_height", height)
+            v = r["value"]
+            if v.get("rotation"):
+                raise DatasetError(f"{path}: task {task.get('id')}: rotated boxes are not supported")
+            try:
+                tile = to_code(v["rectanglelabels"][0])
+            except ClassMapError as exc:
+                raise DatasetError(f"{path}: task {task.get('id')}: {exc}") from exc
+            x1 = v["x"] * width / 100
+            y1 = v["y"] * height / 100
+            boxes.append({"tile": tile, "box": _clean_box(
+                [x1, y1, x1 + v["width"] * width / 100, y1 + v["height"] * height / 100])})
+        if width is None or height is None:
+            if not Path(file).is_file():
+                raise DatasetError(f"{path}: task {task.get('id')}: no image size and image not found")
+            width, height = image_size(file)
+        dataset.append({"file": file, "width": int(width), "height": int(height), "boxes": boxes})
+    return dataset
+
+
+def to_labelstudio(dataset: list[dict], image_root: str | Path | None = None,
+                   url_prefix: str = LABEL_STUDIO_PREFIX, as_predictions: bool = False,
+                   model_version: str = "fanshot") -> list[dict]:
+    """Label Studio tasks; boxes go in `annotations` (or `predictions` for pre-labels)."""
+    _check(dataset)
+    tasks = []
+    for task_id, rec in enumerate(dataset, 1):
+        w, h = rec["width"], rec["height"]
+        result = []
+        for n, b in enumerate(rec["boxes"]):
+            x1, y1, x2, y2 = b["box"]
+            result.append({
+                "id": f"{task_id}_{n}", "type": "rectanglelabels",
+                "from_name": "label", "to_name": "image",
+                "original_width": w, "original_height": h, "image_rotation": 0,
+                "value": {"x": x1 * 100 / w, "y": y1 * 100 / h,
+                          "width": (x2 - x1) * 100 / w, "height": (y2 - y1) * 100 / h,
+                          "rotation": 0, "rectanglelabels": [b["tile"]]},
+            })
+            if "score" in b:
+                result[-1]["score"] = b["score"]
+        task = {"id": task_id,
+                "data": {"image": url_prefix + _stored_name(rec["file"], image_root),
+                         "width": w, "height": h}}
+        if as_predictions:
+            task["predictions"] = [{"model_version": model_version, "result": result}]
+        else:
+            task["annotations"] = [{"id": task_id, "result": result}]
+        tasks.append(task)
+    return tasks
+
+
+def write_labelstudio(dataset: list[dict], path: str | Path, image_root: str | Path | None = None,
+                      url_prefix: str = LABEL_STUDIO_PREFIX, as_predictions: bool = False) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(to_labelstudio(dataset, image_root, url_prefix, as_predictions),
+                               ensure_ascii=False))
+    return path
+
+
+# ---------------------------------------------------------------- any format
+
+def detect_format(path: str | Path) -> str:
+    """'yolo' for a folder with data.yaml, 'coco' for a JSON object, 'labelstudio' for a JSON list."""
+    path = Path(path)
+    if path.is_dir():
+        if (path / "data.yaml").is_file():
+            return "yolo"
+        raise DatasetError(f"{path}: a folder but not a YOLO dataset (no data.yaml)")
+    if not path.is_file():
+        raise DatasetError(f"{path}: no such file or folder")
+    data = _load_json(path)
+    return "labelstudio" if isinstance(data, list) else "coco"
+
+
+def read_dataset(path: str | Path, fmt: str | None = None, image_dir: str | Path | None = None) -> list[dict]:
+    fmt = fmt or detect_format(path)
+    if fmt == "yolo":
+        return read_yolo(path)
+    if fmt == "coco":
+        return read_coco(path, image_dir)
+    if fmt == "labelstudio":
+        return read_labelstudio(path, image_dir)
+    raise DatasetError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+
+
+def write_dataset(dataset: list[dict], path: str | Path, fmt: str, image_root: str | Path | None = None,
+                  copy_images: bool = True) -> Path:
+    if fmt == "yolo":
+        return write_yolo(dataset, path, copy_images=copy_images)
+    if fmt == "coco":
+        return write_coco(dataset, path, image_root)
+    if fmt == "labelstudio":
+        return write_labelstudio(dataset, path, image_root)
+    raise DatasetError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")

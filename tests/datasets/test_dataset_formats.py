@@ -1,0 +1,100 @@
+"""Conversions between YOLO, COCO and Label Studio keep every box to the pixel, both ways."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from PIL import Image
+
+from datasets import formats
+from datasets.classmap import CLASSES, ClassMapError, remap_names, to_code
+
+
+@pytest.fixture()
+def dataset(tmp_path):
+    rng = random.Random(7)
+    src = tmp_path / "src"
+    src.mkdir()
+    records = []
+    for i, (w, h) in enumerate([(640, 480), (333, 777), (1280, 960)]):
+        path = src / f"img{i}.jpg"
+        Image.new("RGB", (w, h), (i * 40, 90, 120)).save(path)
+        boxes = []
+        for _ in range(rng.randint(0 if i == 0 else 1, 12)):
+            x1 = rng.randint(0, w - 20) + rng.choice([0, 0.5, 0.25])
+            y1 = rng.randint(0, h - 20) + rng.choice([0, 0.5])
+            x2 = min(w, x1 + rng.randint(5, 200))
+            y2 = min(h, y1 + rng.randint(5, 200))
+            boxes.append({"tile": rng.choice(CLASSES), "box": [x1, y1, x2, y2]})
+        records.append({"file": str(path), "width": w, "height": h, "boxes": boxes})
+    return records
+
+
+def _comparable(dataset):
+    return [({"name": r["file"].rsplit("/", 1)[-1], "width": r["width"], "height": r["height"]},
+             [(b["tile"], [float(v) for v in b["box"]]) for b in r["boxes"]]) for r in dataset]
+
+
+@pytest.mark.parametrize("fmt", formats.FORMATS)
+def test_round_trip_is_exact(dataset, tmp_path, fmt):
+    out = tmp_path / ("out" if fmt == "yolo" else "out.json")
+    formats.write_dataset(dataset, out, fmt, image_root=tmp_path / "src")
+    back = formats.read_dataset(out, image_dir=tmp_path / "src")
+    assert formats.detect_format(out) == fmt
+    assert _comparable(back) == _comparable(dataset)
+
+
+def test_chain_through_all_formats(dataset, tmp_path):
+    d1 = formats.read_yolo(formats.write_yolo(dataset, tmp_path / "y"))
+    d2 = formats.read_coco(formats.write_coco(d1, tmp_path / "c.json"), image_dir=tmp_path / "y" / "images")
+    d3 = formats.read_labelstudio(formats.write_labelstudio(d2, tmp_path / "ls.json"),
+                                  image_dir=tmp_path / "y" / "images")
+    d4 = formats.read_yolo(formats.write_yolo(d3, tmp_path / "y2"))
+    assert _comparable(d4) == _comparable(dataset)
+    assert (tmp_path / "y2" / "images" / "img2.jpg").is_file()
+
+
+def test_yolo_reader_remaps_foreign_class_names(tmp_path):
+    root = tmp_path / "riichi"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    Image.new("RGB", (100, 50)).save(root / "images" / "a.png")
+    (root / "data.yaml").write_text("names: ['1m', '5z', chun, sd9, bf3]\nnc: 5\n")
+    (root / "labels" / "a.txt").write_text("1 0.5 0.5 0.2 0.4\n4 0.1 0.1 0.2 0.2\n2 0.5 0.5 1 1\n")
+    [rec] = formats.read_yolo(root)
+    assert [b["tile"] for b in rec["boxes"]] == ["J3", "H8", "J1"]
+    assert rec["boxes"][0]["box"] == [40.0, 15.0, 60.0, 35.0]
+
+
+def test_labelstudio_predictions_and_url_prefix(dataset, tmp_path):
+    tasks = formats.to_labelstudio(dataset, as_predictions=True)
+    assert tasks[1]["data"]["image"] == "/data/local-files/?d=img1.jpg"
+    assert "annotations" not in tasks[1] and tasks[1]["predictions"][0]["result"]
+    path = tmp_path / "pred.json"
+    path.write_text(json.dumps(tasks))
+    back = formats.read_labelstudio(path, image_dir=tmp_path / "src")
+    assert _comparable(back) == _comparable(dataset)
+
+
+def test_class_names_of_other_tools():
+    assert remap_names(["1m", "0p", "9s", "1z", "5z", "6z", "7z", "haku", "hatsu", "chun", "pei"]) == \
+        ["W1", "B5", "T9", "F1", "J3", "J2", "J1", "J3", "J2", "J1", "F4"]
+    assert [to_code(n) for n in ("sc1", "sb1", "sd1", "hwe", "hdr", "hdw", "bs1", "bf1", "bf3", "bf4")] == \
+        ["W1", "T1", "B1", "F1", "J1", "J3", "H1", "H5", "H8", "H7"]
+    assert to_code("back") == "BACK" and to_code("Man5-Dora") == "W5"
+    with pytest.raises(ClassMapError, match="'dora', 'joker'"):
+        remap_names(["1m", "dora", "joker"])
+
+
+def test_bad_inputs_give_clear_errors(tmp_path):
+    with pytest.raises(formats.DatasetError, match="no such file"):
+        formats.read_dataset(tmp_path / "missing")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(formats.DatasetError, match="cannot read JSON"):
+        formats.read_dataset(bad)
+    coco = tmp_path / "coco.json"
+    coco.write_text(json.dumps({"images": [], "categories": [{"id": 1, "name": "joker"}]}))
+    with pytest.raises(formats.DatasetError, match="joker"):
+        formats.read_coco(coco)
