@@ -1,0 +1,168 @@
+"""Layout: one test per layout case, over hand-written scenes of tile boxes."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from vision.layout import build_hand, row_angle
+
+scoring = pytest.importorskip("scoring")
+if not hasattr(scoring, "score_hand"):
+    pytest.skip("the scorer is not written yet", allow_module_level=True)
+
+W, H = 30.0, 40.0  # an upright tile's box
+
+
+def scene(rows, *, gap=12.0, row_gap=30.0, angle_deg=0.0, origin=(100.0, 100.0), score=0.95):
+    """Detections for rows of groups: a group is "W1 W2 W3"; "B5*" lies sideways.
+
+    Tiles in a group touch; groups are `gap` apart; the whole scene is rotated
+    by `angle_deg` about `origin` (boxes are the axis-aligned boxes of the
+    rotated tiles, as a detector returns them).
+    """
+    a = math.radians(angle_deg)
+    c, s = math.cos(a), math.sin(a)
+    dets = []
+    y = 0.0
+    for row in rows:
+        x = 0.0
+        for group in row:
+            for code in group.split():
+                turned = code.endswith("*")
+                code = code.rstrip("*")
+                w, h = (H, W) if turned else (W, H)
+                cx, cy = x + w / 2, y + H - h / 2  # tiles stand on one line
+                rx = origin[0] + cx * c - cy * s
+                ry = origin[1] + cx * s + cy * c
+                bw, bh = w * abs(c) + h * abs(s), w * abs(s) + h * abs(c)
+                dets.append({"tile": code, "box": [rx - bw / 2, ry - bh / 2, rx + bw / 2, ry + bh / 2], "score": score})
+                x += w
+            x += gap
+        y += H + row_gap
+    return dets
+
+
+def read(dets, **context):
+    return build_hand(dets, (2000, 2000), context)
+
+
+def test_one_row_winning_tile_apart():
+    r = read(scene([["W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2 B3", "B4"]]))
+    assert r["error"] is None
+    assert r["hand"]["win_tile"] == "B4"
+    assert sorted(r["hand"]["concealed"]) == sorted("W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2 B3".split())
+    assert r["hand"]["melds"] == []
+    assert r["score"]["total"] == scoring.score_hand(r["hand"])["total"]
+    assert not any("not set apart" in w for w in r["warnings"])
+
+
+def test_sideways_claimed_tile_makes_an_exposed_meld():
+    r = read(scene([["B5* B5 B5", "T2 T3* T4", "W1 W2 W3 F1 F1 J1 J1", "J1"]]))
+    assert r["error"] is None, r["error"]
+    melds = r["hand"]["melds"]
+    assert {"kind": "pung", "tiles": ["B5"] * 3, "exposed": True, "claimed": "B5", "from": "left"} in melds
+    chow = next(m for m in melds if m["kind"] == "chow")
+    assert chow["tiles"] == ["T2", "T3", "T4"] and chow["claimed"] == "T3"
+    assert r["hand"]["win_tile"] == "J1"
+    assert sum(t["sideways"] for t in r["tiles"]) == 2
+
+
+def test_concealed_kong_shown_with_two_backs():
+    r = read(scene([["BACK W7 W7 BACK", "B1 B2 B3 T4 T5 T6 F3 F3 J2 J2", "F3"]]))
+    assert r["error"] is None, r["error"]
+    assert r["hand"]["melds"] == [{"kind": "kong", "tiles": ["W7"] * 4, "exposed": False}]
+    assert len(r["hand"]["concealed"]) == 10 and r["hand"]["win_tile"] == "F3"
+
+
+def test_flowers_count_wherever_they_lie():
+    dets = scene([["H2 W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2 B3", "B4", "H5"]])
+    dets.append({"tile": "H8", "box": [100, 300, 130, 340], "score": 0.9})  # far from the hand
+    r = read(dets)
+    assert r["error"] is None, r["error"]
+    assert r["hand"]["flowers"] == ["H2", "H5", "H8"]
+    assert "H2" not in r["hand"]["concealed"]
+    flower_fan = scoring.score_hand({**r["hand"], "flowers": []})["total"]
+    assert r["score"]["total"] == flower_fan + 3
+
+
+def test_winning_tile_not_apart_scores_every_reading_and_warns():
+    r = read(scene([["W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2 B3 B4"]]))
+    assert r["error"] is None
+    totals = [a["total"] for a in r["alternatives"]]
+    assert totals and r["score"]["total"] >= max(totals)
+    assert any("not set apart" in w for w in r["warnings"])
+    wins = {a["hand"]["win_tile"] for a in r["alternatives"]} | {r["hand"]["win_tile"]}
+    assert len(wins) > 1
+
+
+def test_two_rows_melds_above_concealed_below():
+    r = read(scene([["F2* F2 F2", "B7 B8* B9"], ["W2 W3 W4 T6 T6 T6 T8", "T8"]]))
+    assert r["error"] is None, r["error"]
+    assert len(r["hand"]["melds"]) == 2
+    assert r["hand"]["win_tile"] == "T8"
+    assert sorted(r["hand"]["concealed"]) == sorted("W2 W3 W4 T6 T6 T6 T8".split())
+
+
+def test_strays_away_from_the_hand_are_left_out():
+    dets = scene([["W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2 B3", "B4"]])
+    dets += scene([["J3 F4"]], origin=(900.0, 600.0))
+    r = read(dets)
+    assert r["error"] is None, r["error"]
+    assert "J3" not in r["hand"]["concealed"]
+    assert sorted(r["tiles"][i]["tile"] for i in r["strays"]) == ["F4", "J3"]
+    assert any("left out" in w for w in r["warnings"])
+
+
+def test_too_few_tiles_says_what_is_off():
+    r = read(scene([["W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2", "B4"]]))
+    assert r["score"] is None
+    assert r["error"]["code"] == "tile_count"
+    assert r["error"]["message"].startswith("13 tiles found; a winning hand needs 14, plus one for each kong")
+
+
+def test_too_few_tiles_with_a_kong_counts_the_kong():
+    r = read(scene([["T9 T9 T9* T9", "W1 W2 W3 W4 W5 W6 W7 B1 B2", "B3"]]))
+    assert r["error"]["code"] == "tile_count"
+    assert "14 tiles found" in r["error"]["message"] and "15 with 1 kong" in r["error"]["message"]
+
+
+def test_not_a_winning_hand_is_an_error_not_an_invention():
+    r = read(scene([["W1 W2 W4 W5 W6 W7 W8 W9 B1 B1 B2 B3 B5", "T9"]]))
+    assert r["score"] is None
+    assert r["error"]["code"] == "not_a_winning_hand"
+
+
+@pytest.mark.parametrize("angle", [-25.0, -8.0, 12.0, 30.0, 90.0])
+def test_rotated_photo_reads_the_same(angle):
+    rows = [["B5* B5 B5", "T2 T3* T4", "W1 W2 W3 F1 F1 J1 J1", "J1"]]
+    straight = read(scene(rows))
+    turned = read(scene(rows, angle_deg=angle, origin=(800.0, 300.0)))
+    assert turned["error"] is None, (angle, turned["error"])
+    assert turned["hand"] == straight["hand"]
+
+
+def test_row_angle_follows_the_rows():
+    for angle in (-40, -10, 0, 15, 35, 89):
+        dets = scene([["W1 W2 W3 W4 W5 W6 W7"]], angle_deg=angle)
+        from vision.layout import _clean
+
+        tiles, _ = _clean(dets)
+        est = math.degrees(row_angle(tiles))
+        assert abs(((est - angle) + 90) % 180 - 90) < 3, (angle, est)
+
+
+def test_low_confidence_tiles_come_back_as_warnings():
+    dets = scene([["W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2 B3", "B4"]])
+    dets[4]["score"] = 0.31
+    r = read(dets)
+    assert r["tiles"][4]["low_confidence"] is True
+    assert any("W5 read with low confidence (0.31)" in w for w in r["warnings"])
+
+
+def test_duplicate_boxes_on_one_tile_keep_the_surer_reading():
+    dets = scene([["W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2 B3", "B4"]])
+    dup = dict(dets[0], tile="T1", score=0.4)
+    r = read(dets + [dup])
+    assert r["error"] is None and len(r["tiles"]) == 14
+    assert any("read two ways" in w for w in r["warnings"])
