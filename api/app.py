@@ -1,0 +1,66 @@
+"""The Fanshot web service: JSON API under /api/v1 and the phone page at /."""
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from importlib import metadata
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+from .errors import install_handlers
+from .images import ImageStore
+from .inference import Inference
+from .middleware import AccessLogMiddleware, BodyLimitMiddleware
+from .pool import InferencePool
+from .routes import analyze, detect, health, images, rules, score
+from .settings import Settings
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+API_PREFIX = "/api/v1"
+FORM_OVERHEAD = 64 * 1024  # multipart boundaries and the context fields around an upload
+
+
+def _version() -> str:
+    try:
+        return metadata.version("fanshot")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings.from_env()
+    pool = InferencePool(settings.inference_workers, settings.inference_queue)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI):
+        yield
+        pool.shutdown()
+
+    app = FastAPI(
+        title="Fanshot",
+        version=_version(),
+        description="Score a Chinese Official Mahjong (国标麻将) hand from a photo or from hand JSON. "
+                    "Every error is JSON: {\"error\": {\"code\", \"message\"}}.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.version = app.version
+    app.state.pool = pool
+    app.state.images = ImageStore(settings.image_store_size)
+    app.state.inference = Inference(settings)
+
+    install_handlers(app)
+    app.add_middleware(BodyLimitMiddleware, limit=settings.max_upload_bytes + FORM_OVERHEAD)
+    app.add_middleware(AccessLogMiddleware)
+
+    for module in (health, rules, score, analyze, detect, images):
+        app.include_router(module.router, prefix=API_PREFIX)
+
+    @app.get("/", include_in_schema=False)
+    def phone_page() -> FileResponse:
+        return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
+
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    return app

@@ -1,0 +1,46 @@
+"""`fanshot serve`: the web service (API and phone page) with uvicorn."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    serve = subparsers.add_parser("serve", help="start the web service (API under /api/v1, phone page at /)",
+                                  description="Start the Fanshot web service. Limits come from FANSHOT_* "
+                                              "environment variables (see api/settings.py).")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    serve.add_argument("--model-dir", default=None, help="detector model folder (default: the shipped models/)")
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.set_defaults(func=run_serve)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    import dataclasses
+    import logging
+    from pathlib import Path
+
+    import uvicorn
+
+    from api.app import create_app
+    from api.errors import ApiError
+    from api.settings import Settings
+
+    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        settings = Settings.from_env()
+    except ValueError as exc:
+        print(f"fanshot serve: {exc}", file=sys.stderr)
+        return 2
+    if args.model_dir:
+        settings = dataclasses.replace(settings, model_dir=Path(args.model_dir))
+    app = create_app(settings)
+    try:  # load the model now, so the first photo is not slow; serve scoring without it if absent
+        app.state.inference.detector()
+    except ApiError as exc:
+        print(f"fanshot serve: warning: {exc.message}; photo routes answer 503 until a model is there",
+              file=sys.stderr)
+    print(f"Fanshot on http://{args.host}:{args.port}/  (API docs at /docs)", file=sys.stderr)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False)
+    return 0

@@ -1,0 +1,105 @@
+"""One error shape for every failure: `{"error": {"code", "message"}}`.
+
+`ApiError` is raised by routes; the handlers installed by `install_handlers`
+turn it, validation errors, HTTP errors and any unexpected exception into that
+JSON, so no stack trace ever reaches a client. `error_responses(...)` declares
+the same shape in the OpenAPI schema for each route.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger("fanshot.api")
+
+
+class ErrorDetail(BaseModel):
+    code: str = Field(description="machine-readable error code, e.g. not_a_winning_hand")
+    message: str = Field(description="what went wrong, for people")
+    details: list[dict[str, Any]] | None = Field(
+        default=None, description="for invalid requests: the fields that were rejected")
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorDetail
+
+
+class ApiError(Exception):
+    """An error with an HTTP status and a stable code, answered as JSON."""
+
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+
+
+_DESCRIPTIONS = {
+    404: "Not found",
+    413: "Upload too large, or an image with too many pixels",
+    415: "The upload is not an image we can read",
+    422: "Invalid request, or a hand the scorer rejects (with the scorer's code)",
+    503: "Too many requests are waiting for inference; retry shortly",
+}
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses=` entries for these error statuses, all with ErrorResponse."""
+    return {status: {"model": ErrorResponse, "description": _DESCRIPTIONS[status]} for status in statuses}
+
+
+def error_json(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None,
+               headers: dict[str, str] | None = None) -> JSONResponse:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if details is not None:
+        body["details"] = details
+    return JSONResponse({"error": body}, status_code=status, headers=headers)
+
+
+_HTTP_CODES = {
+    400: "bad_request", 404: "not_found", 405: "method_not_allowed", 406: "not_acceptable",
+    413: "upload_too_large", 415: "unsupported_media_type", 422: "invalid_request",
+    429: "too_many_requests", 503: "busy",
+}
+
+
+def _validation_details(exc: RequestValidationError) -> list[dict[str, Any]]:
+    # Only where and why: never the rejected input itself (it may be an upload).
+    return [{"loc": [str(part) for part in err.get("loc", ())], "msg": str(err.get("msg", "")),
+             "type": str(err.get("type", ""))} for err in exc.errors()]
+
+
+async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
+    return error_json(exc.status, exc.code, exc.message, headers=exc.headers)
+
+
+async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+    details = _validation_details(exc)
+    first = details[0] if details else {"loc": [], "msg": "invalid request"}
+    where = ".".join(part for part in first["loc"] if part not in ("body",)) or "request"
+    return error_json(422, "invalid_request", f"{where}: {first['msg']}", details)
+
+
+async def _http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    code = _HTTP_CODES.get(exc.status_code, f"http_{exc.status_code}")
+    message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
+    return error_json(exc.status_code, code, message, headers=getattr(exc, "headers", None))
+
+
+async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
+    log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return error_json(500, "internal_error", "internal error; the server log has the details")
+
+
+def install_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected_error)

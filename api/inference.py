@@ -1,0 +1,65 @@
+"""The photo pipeline as the API runs it (in a pool worker thread).
+
+Composes vision.decode, vision.detector, vision.analyze and vision.annotate;
+their errors become ApiErrors (413/415/422 from the decoder, 503 while no model
+is installed). Vision is imported on first use, so the app starts fast.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ApiError
+from .settings import Settings
+
+
+@dataclass
+class Annotated:
+    analysis: dict[str, Any]
+    jpeg: bytes | None
+
+
+class Inference:
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self._model_loaded = False
+
+    def model_loaded(self) -> bool:
+        return self._model_loaded
+
+    def detector(self):
+        from vision.detector import ModelNotFoundError, get_detector
+
+        try:
+            detector = get_detector(self.settings.model_dir)
+        except ModelNotFoundError as exc:
+            raise ApiError(503, "model_not_found", str(exc)) from None
+        self._model_loaded = True
+        return detector
+
+    def detect(self, data: bytes) -> dict[str, Any]:
+        """Tiles in the photo, boxes in pixels of the photo as shown (EXIF orientation applied)."""
+        from vision.decode import ImageError, decode_image
+
+        detector = self.detector()
+        try:
+            rgb = decode_image(data, max_pixels=self.settings.max_pixels)
+        except ImageError as exc:
+            raise ApiError(exc.status, exc.code, exc.message) from None
+        height, width = rgb.shape[:2]
+        return {"width": width, "height": height, "detections": detector.detect(rgb)}
+
+    def analyze(self, data: bytes, context: dict[str, Any], rules: str) -> Annotated:
+        """The analysis of vision.analyze plus the annotated photo as JPEG bytes."""
+        from vision.analyze import analyze_image
+        from vision.annotate import annotate, encode_jpeg
+        from vision.decode import ImageError
+
+        self.detector()
+        try:
+            analysis = analyze_image(data, context, rules)
+        except ImageError as exc:
+            raise ApiError(exc.status, exc.code, exc.message) from None
+        rgb = analysis.pop("image", None)
+        jpeg = encode_jpeg(annotate(rgb, analysis)) if rgb is not None else None
+        return Annotated(analysis, jpeg)

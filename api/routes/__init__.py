@@ -1,0 +1,1 @@
+"""One router per resource: health, rules, score, analyze, detect, images."""

@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+import base64
+
+from fastapi import APIRouter, File, Form, Request, UploadFile
+
+from ..errors import error_responses
+from ..schemas import AnalyzeResponse, Wind
+from ..uploads import read_image_upload
+
+router = APIRouter(tags=["photos"])
+
+
+@router.post("/analyze", response_model=AnalyzeResponse, response_model_exclude_none=False,
+             responses=error_responses(413, 415, 422, 503), summary="Score the hand in a photo")
+async def analyze(
+    request: Request,
+    image: UploadFile = File(description="a JPEG, PNG, WebP or HEIC photo of the revealed hand"),
+    rules: str = Form("mcr", min_length=1, max_length=40, description="rule set name (GET /api/v1/rules)"),
+    self_drawn: bool = Form(False, description="自摸"),
+    seat_wind: Wind = Form("E", description="门风"),
+    prevalent_wind: Wind = Form("E", description="圈风"),
+    last_tile: bool = Form(False, description="海底捞月 / 妙手回春"),
+    kong_replacement: bool = Form(False, description="杠上开花"),
+    robbing_kong: bool = Form(False, description="抢杠和"),
+    fourth_tile: bool = Form(False, description="和绝张"),
+    inline_image: bool = Form(False, description="true: the annotated photo inline as base64, not a URL"),
+) -> dict:
+    """Tiles (code, box, score), the hand read from them, its score, warnings and
+    alternatives, and the annotated photo (a URL, or base64 with inline_image)."""
+    state = request.app.state
+    data = await read_image_upload(image, state.settings.max_upload_bytes)
+    context = {"self_drawn": self_drawn, "seat_wind": seat_wind, "prevalent_wind": prevalent_wind,
+               "last_tile": last_tile, "kong_replacement": kong_replacement, "robbing_kong": robbing_kong,
+               "fourth_tile": fourth_tile}
+    result = await state.pool.run(state.inference.analyze, data, context, rules)
+    body = dict(result.analysis)
+    if result.jpeg is not None:
+        if inline_image:
+            body["image_base64"] = base64.b64encode(result.jpeg).decode("ascii")
+        else:
+            image_id = state.images.put(result.jpeg)
+            body["image_url"] = str(request.url_for("annotated_image", image_id=image_id).path)
+    return body

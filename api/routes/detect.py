@@ -1,0 +1,17 @@
+from __future__ import annotations
+
+from fastapi import APIRouter, File, Request, UploadFile
+
+from ..errors import error_responses
+from ..schemas import DetectResponse
+from ..uploads import read_image_upload
+
+router = APIRouter(tags=["photos"])
+
+
+@router.post("/detect", response_model=DetectResponse, responses=error_responses(413, 415, 422, 503),
+             summary="Detect the tiles in a photo (for pre-labelling tools)")
+async def detect(request: Request, image: UploadFile = File(description="a JPEG, PNG, WebP or HEIC photo")) -> dict:
+    state = request.app.state
+    data = await read_image_upload(image, state.settings.max_upload_bytes)
+    return await state.pool.run(state.inference.detect, data)

@@ -1,0 +1,122 @@
+"""Request and response models: the hand JSON and score JSON of DESIGN.md, for OpenAPI."""
+from __future__ import annotations
+
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SUITED = [f"{suit}{n}" for suit in "WTB" for n in range(1, 10)]
+HONOURS = [f"F{n}" for n in range(1, 5)] + [f"J{n}" for n in range(1, 4)]
+FLOWERS = [f"H{n}" for n in range(1, 9)]
+
+TileCode = Literal.__getitem__(tuple(SUITED + HONOURS + FLOWERS))   # every tile code
+PlayTile = Literal.__getitem__(tuple(SUITED + HONOURS))              # a tile that can be in a hand
+FlowerTile = Literal.__getitem__(tuple(FLOWERS))
+DetectedTile = Literal.__getitem__(tuple(SUITED + HONOURS + FLOWERS + ["BACK"]))
+Wind = Literal["E", "S", "W", "N"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Context(Strict):
+    self_drawn: bool = Field(False, description="自摸: won on a self-drawn tile")
+    seat_wind: Wind = Field("E", description="门风: the winner's seat wind")
+    prevalent_wind: Wind = Field("E", description="圈风: the prevalent (round) wind")
+    last_tile: bool = Field(False, description="海底捞月 / 妙手回春: won on the last tile of the wall")
+    kong_replacement: bool = Field(False, description="杠上开花: self-drawn on a kong's replacement tile")
+    robbing_kong: bool = Field(False, description="抢杠和: won on a tile added to another player's kong")
+    fourth_tile: bool = Field(False, description="和绝张: the winning tile is the last one of its kind")
+
+
+class Meld(Strict):
+    kind: Literal["chow", "pung", "kong"]
+    tiles: list[PlayTile] = Field(min_length=3, max_length=4)
+    exposed: bool = Field(True, description="false: a concealed kong")
+    claimed: Optional[PlayTile] = Field(None, description="the tile taken from a discard")
+    from_: Optional[Literal["left", "across", "right"]] = Field(None, alias="from",
+                                                                description="whose discard was claimed")
+
+
+class Hand(Strict):
+    concealed: list[PlayTile] = Field(max_length=13, description="concealed tiles, the winning tile excluded")
+    melds: list[Meld] = Field(default_factory=list, max_length=4)
+    win_tile: PlayTile
+    flowers: list[FlowerTile] = Field(default_factory=list, max_length=8)
+    context: Context = Field(default_factory=Context)
+
+    def to_plain(self) -> dict[str, Any]:
+        """The hand JSON the scorer takes (`from` spelled as in DESIGN.md, absent options left out)."""
+        return self.model_dump(by_alias=True, exclude_none=True)
+
+
+class ScoreRequest(Strict):
+    hand: Hand
+    rules: str = Field("mcr", min_length=1, max_length=40, description="a rule set name from GET /api/v1/rules")
+
+
+class Open(BaseModel):
+    """A response part whose extra fields are passed through as the scorer or analyser gives them."""
+    model_config = ConfigDict(extra="allow")
+
+
+class Fan(Open):
+    name_zh: str
+    name_en: str
+    points: int | float = Field(description="the value of one such fan")
+    count: int = Field(description="how many times it is counted")
+    tiles: list[Any] = Field(default_factory=list, description="the tiles or melds the fan is counted on")
+
+
+class Score(Open):
+    total: int | float
+    meets_minimum: bool
+    ruleset: str
+    fans: list[Fan]
+
+
+class Detection(Open):
+    tile: DetectedTile
+    box: list[float] = Field(min_length=4, max_length=4, description="[x1, y1, x2, y2] in pixels of the photo")
+    score: float
+
+
+class DetectResponse(BaseModel):
+    width: int
+    height: int
+    detections: list[Detection]
+
+
+class AnalyzeResponse(Open):
+    tiles: list[Detection]
+    hand: Optional[dict[str, Any]] = Field(description="the hand JSON as read from the photo; null if none")
+    score: Optional[Score] = Field(description="null when the hand could not be scored (see error)")
+    error: Optional[dict[str, Any]] = Field(None, description="why the hand was not scored, {code, message}")
+    warnings: list[Any]
+    alternatives: list[Any]
+    image_url: Optional[str] = Field(None, description="the annotated photo (JPEG), kept for a while")
+    image_base64: Optional[str] = Field(None, description="the annotated photo as base64 JPEG, when asked for")
+
+
+class RuleSet(Open):
+    name: str
+    title: Any
+    partial: bool = False
+
+
+class RulesResponse(BaseModel):
+    rulesets: list[RuleSet]
+
+
+class InferenceStatus(BaseModel):
+    workers: int
+    queue: int
+    admitted: int
+
+
+class HealthResponse(BaseModel):
+    status: Literal["ok"]
+    version: str
+    model_loaded: bool
+    inference: InferenceStatus

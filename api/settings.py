@@ -1,0 +1,52 @@
+"""Service settings, read from the environment in one place.
+
+Every setting has a FANSHOT_* environment variable; `Settings.from_env()` reads
+them all, and `create_app(settings)` takes an explicit value in tests.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Settings:
+    max_upload_bytes: int = 20 * MIB     # an uploaded image larger than this: 413
+    max_pixels: int = 50_000_000         # a decoded image with more pixels: 413
+    inference_workers: int = 2           # analyses / detections running at once
+    inference_queue: int = 16            # requests allowed to wait for a worker; more: 503
+    image_store_size: int = 64           # annotated images kept for /api/v1/images/{id}.jpg
+    model_dir: Path | None = None        # None: the shipped model in models/
+    default_rules: str = "mcr"
+
+    ENV_PREFIX = "FANSHOT_"
+
+    def __post_init__(self) -> None:
+        for name in ("max_upload_bytes", "max_pixels", "inference_workers", "image_store_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1")
+        if self.inference_queue < 0:
+            raise ValueError("inference_queue must be 0 or more")
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> "Settings":
+        """Settings from FANSHOT_MAX_UPLOAD_BYTES, FANSHOT_MAX_PIXELS, ... (defaults otherwise)."""
+        env = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        for field in fields(cls):
+            raw = env.get(cls.ENV_PREFIX + field.name.upper())
+            if raw is None or raw == "":
+                continue
+            if field.name == "model_dir":
+                values[field.name] = Path(raw)
+            elif field.name == "default_rules":
+                values[field.name] = raw
+            else:
+                try:
+                    values[field.name] = int(raw)
+                except ValueError:
+                    raise ValueError(f"{cls.ENV_PREFIX}{field.name.upper()} must be an integer, got {raw!r}") from None
+        return cls(**values)

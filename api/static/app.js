@@ -1,0 +1,548 @@
+// Fanshot phone page: take or pick a photo, fix the hand in a few taps, see the fans.
+// Plain JavaScript, no build step, nothing loaded from anywhere but this server.
+"use strict";
+
+const API = "/api/v1";
+
+const TEXT = {
+  zh: {
+    tagline: "国标麻将算番", take_photo: "拍照", pick_photo: "从相册选择", enter_by_hand: "手动输入",
+    uploading: "上传中", analyzing: "识别中…", hand: "手牌", concealed: "门前（暗手）", add_meld: "＋ 副露",
+    meld: "副露", win_tile: "和牌", flowers: "花牌", conditions: "和牌条件",
+    tap_hint: "点一张牌可以改牌、删除、移入副露或设为和牌。",
+    self_drawn: "自摸", last_tile: "海底（最后一张）", kong_replacement: "杠上开花", robbing_kong: "抢杠和",
+    fourth_tile: "和绝张", seat_wind: "门风", prevalent_wind: "圈风", rules: "规则", fans: "番种", fan: "番种",
+    points: "番", subtotal: "小计", total: "合计", close: "关闭", remove: "删除", set_win: "设为和牌",
+    to_concealed: "移回门前", to_meld: "移入副露", new_meld: "新副露", add_tile: "加一张牌",
+    change_tile: "换成", exposed: "明", concealed_kong: "暗杠", remove_meld: "删除副露",
+    chow: "吃", pung: "碰", kong: "杠", incomplete: "未完成", meets_min: "够八番起和",
+    below_min: "不够八番起和", no_tiles: "照片里没有找到牌。", need_win: "请点一张牌设为和牌。",
+    meld_size: "每个副露需要 3 或 4 张牌。", busy: "服务器忙，请稍后再试。", failed: "出错了",
+    use_alt: "改用这个读法", network: "网络错误，请重试。", winds: { E: "东", S: "南", W: "西", N: "北" },
+  },
+  en: {
+    tagline: "MCR mahjong scorer", take_photo: "Take photo", pick_photo: "Pick from gallery",
+    enter_by_hand: "Enter by hand", uploading: "Uploading", analyzing: "Reading the tiles…", hand: "Hand",
+    concealed: "Concealed", add_meld: "+ Meld", meld: "Meld", win_tile: "Winning tile", flowers: "Flowers",
+    conditions: "How it was won", tap_hint: "Tap a tile to change it, remove it, move it or mark it as the winning tile.",
+    self_drawn: "Self-drawn", last_tile: "Last tile", kong_replacement: "Kong replacement",
+    robbing_kong: "Robbing the kong", fourth_tile: "Fourth tile", seat_wind: "Seat wind",
+    prevalent_wind: "Prevalent wind", rules: "Rules", fans: "Fans", fan: "Fan", points: "Pts",
+    subtotal: "Sum", total: "Total", close: "Close", remove: "Remove", set_win: "Winning tile",
+    to_concealed: "To concealed", to_meld: "To meld", new_meld: "New meld", add_tile: "Add a tile",
+    change_tile: "Change to", exposed: "Exposed", concealed_kong: "Concealed kong", remove_meld: "Remove meld",
+    chow: "Chow", pung: "Pung", kong: "Kong", incomplete: "incomplete", meets_min: "Meets the 8-fan minimum",
+    below_min: "Below the 8-fan minimum", no_tiles: "No tiles found in the photo.",
+    need_win: "Tap a tile and mark it as the winning tile.", meld_size: "Each meld needs 3 or 4 tiles.",
+    busy: "The server is busy; try again in a moment.", failed: "Something went wrong",
+    use_alt: "Use this reading", network: "Network error; please retry.",
+    winds: { E: "East", S: "South", W: "West", N: "North" },
+  },
+};
+
+const NUM_ZH = ["一", "二", "三", "四", "五", "六", "七", "八", "九"];
+const HONOUR_ZH = { F1: "东", F2: "南", F3: "西", F4: "北", J1: "中", J2: "发", J3: "白",
+  H1: "春", H2: "夏", H3: "秋", H4: "冬", H5: "梅", H6: "兰", H7: "竹", H8: "菊" };
+const HONOUR_EN = { F1: "E", F2: "S", F3: "W", F4: "N", J1: "C", J2: "F", J3: "P" };
+const SUIT_ZH = { W: "萬", T: "条", B: "饼" };
+const SUIT_EN = { W: "m", T: "s", B: "p" };
+const PLAY_TILES = [..."WTB"].flatMap((s) => [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => s + n))
+  .concat(["F1", "F2", "F3", "F4", "J1", "J2", "J3"]);
+const FLOWER_TILES = ["H1", "H2", "H3", "H4", "H5", "H6", "H7", "H8"];
+const CONTEXT_FLAGS = ["self_drawn", "last_tile", "kong_replacement", "robbing_kong", "fourth_tile"];
+const WINDS = ["E", "S", "W", "N"];
+
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  lang: localStorage.getItem("fanshot.lang") ||
+    ((navigator.language || "zh").toLowerCase().startsWith("zh") ? "zh" : "en"),
+  rules: "mcr",
+  rulesets: [],
+  hand: null,        // {concealed: [], melds: [{tiles, exposed, claimed, from}], win_tile, flowers: []}
+  context: { self_drawn: false, seat_wind: "E", prevalent_wind: "E", last_tile: false,
+    kong_replacement: false, robbing_kong: false, fourth_tile: false },
+  analysis: null,
+  scoreSeq: 0,
+};
+
+function t(key) { return TEXT[state.lang][key] ?? TEXT.zh[key] ?? key; }
+
+// ---------- tiles ----------
+
+function tileLabel(code) {
+  const suit = code[0], n = Number(code.slice(1));
+  if (SUIT_ZH[suit]) return { face: NUM_ZH[n - 1], suit: SUIT_ZH[suit], code: n + SUIT_EN[suit] };
+  return { face: HONOUR_ZH[code], suit: "", code: HONOUR_EN[code] || code };
+}
+
+function tileButton(code, onTap, extraClass) {
+  const b = document.createElement("button");
+  b.type = "button";
+  const suit = code[0];
+  b.className = `tile ${suit} ${code}` + (extraClass ? " " + extraClass : "");
+  b.dataset.tile = code;
+  const l = tileLabel(code);
+  b.innerHTML = `<span class="face">${l.face}</span><span class="suit">${l.suit}</span><span class="code">${l.code}</span>`;
+  b.setAttribute("aria-label", code);
+  if (onTap) b.addEventListener("click", onTap);
+  return b;
+}
+
+function addButton(onTap, label) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "tile add";
+  b.textContent = "＋";
+  b.setAttribute("aria-label", label);
+  b.addEventListener("click", onTap);
+  return b;
+}
+
+function sortTiles(tiles) {
+  const order = (c) => PLAY_TILES.indexOf(c) >= 0 ? PLAY_TILES.indexOf(c) : 100 + FLOWER_TILES.indexOf(c);
+  return tiles.slice().sort((a, b) => order(a) - order(b));
+}
+
+function meldKind(tiles) {
+  if (tiles.length === 4 && tiles.every((x) => x === tiles[0])) return "kong";
+  if (tiles.length === 3 && tiles.every((x) => x === tiles[0])) return "pung";
+  if (tiles.length === 3) {
+    const s = sortTiles(tiles);
+    const suited = s.every((x) => "WTB".includes(x[0]) && x[0] === s[0][0]);
+    const n = s.map((x) => Number(x.slice(1)));
+    if (suited && n[1] === n[0] + 1 && n[2] === n[1] + 1) return "chow";
+  }
+  return null;
+}
+
+// ---------- hand editing ----------
+
+// A place is where a tile sits: {where: "concealed"|"meld"|"win"|"flowers", meld, index}.
+function tilesAt(place) {
+  const h = state.hand;
+  if (place.where === "concealed") return h.concealed;
+  if (place.where === "flowers") return h.flowers;
+  if (place.where === "meld") return h.melds[place.meld].tiles;
+  return null;
+}
+
+function codeAt(place) {
+  return place.where === "win" ? state.hand.win_tile : tilesAt(place)[place.index];
+}
+
+function setCode(place, code) {
+  if (place.where === "win") state.hand.win_tile = code;
+  else tilesAt(place)[place.index] = code;
+  if (place.where === "meld") delete state.hand.melds[place.meld].claimed;
+}
+
+function removeAt(place) {
+  if (place.where === "win") { state.hand.win_tile = null; return; }
+  tilesAt(place).splice(place.index, 1);
+  if (place.where === "meld") {
+    const meld = state.hand.melds[place.meld];
+    delete meld.claimed;
+    if (meld.tiles.length === 0) state.hand.melds.splice(place.meld, 1);
+  }
+}
+
+function markWinning(place) {
+  const code = codeAt(place);
+  const old = state.hand.win_tile;
+  state.hand.concealed.splice(place.index, 1);
+  if (old) state.hand.concealed.push(old);
+  state.hand.concealed = sortTiles(state.hand.concealed);
+  state.hand.win_tile = code;
+}
+
+function moveToMeld(place, meldIndex) {
+  const code = codeAt(place);
+  removeAt(place);
+  if (meldIndex === null || meldIndex >= state.hand.melds.length) {
+    state.hand.melds.push({ tiles: [code], exposed: true });
+  } else {
+    const meld = state.hand.melds[meldIndex];
+    meld.tiles = sortTiles(meld.tiles.concat([code]));
+    delete meld.claimed;
+  }
+}
+
+function moveToConcealed(place) {
+  const code = codeAt(place);
+  removeAt(place);
+  state.hand.concealed = sortTiles(state.hand.concealed.concat([code]));
+}
+
+function changed() {
+  renderHand();
+  rescore();
+}
+
+// ---------- the tile sheet (palette and actions) ----------
+
+// stayOpen: the palette stays up after a pick, to add several tiles in a row.
+function openSheet(title, actions, paletteTiles, onPick, selected, stayOpen) {
+  $("sheet-title").textContent = title;
+  const box = $("sheet-actions");
+  box.replaceChildren();
+  for (const [label, fn, id] of actions) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "chip";
+    b.textContent = label;
+    if (id) b.id = id;
+    b.addEventListener("click", () => { closeSheet(); fn(); changed(); });
+    box.append(b);
+  }
+  const palette = $("palette");
+  palette.replaceChildren();
+  for (const code of paletteTiles) {
+    palette.append(tileButton(code, () => { if (!stayOpen) closeSheet(); onPick(code); changed(); },
+      code === selected ? "selected" : ""));
+  }
+  $("sheet").hidden = false;
+}
+
+function closeSheet() { $("sheet").hidden = true; }
+
+function tapTile(place) {
+  const code = codeAt(place);
+  const actions = [[t("remove"), () => removeAt(place), "act-remove"]];
+  if (place.where === "concealed") {
+    actions.push([t("set_win"), () => markWinning(place), "act-win"]);
+    state.hand.melds.forEach((m, i) => {
+      if (m.tiles.length < 4) actions.push([`${t("to_meld")} ${i + 1}`, () => moveToMeld(place, i), `act-meld-${i}`]);
+    });
+    if (state.hand.melds.length < 4) actions.push([t("new_meld"), () => moveToMeld(place, null), "act-new-meld"]);
+  } else if (place.where === "meld") {
+    actions.push([t("to_concealed"), () => moveToConcealed(place), "act-concealed"]);
+  }
+  const palette = place.where === "flowers" ? FLOWER_TILES : PLAY_TILES;
+  openSheet(`${t("change_tile")} (${tileLabel(code).code})`, actions, palette, (c) => setCode(place, c), code);
+}
+
+function tapAdd(where, meldIndex) {
+  const palette = where === "flowers" ? FLOWER_TILES : PLAY_TILES;
+  openSheet(t("add_tile"), [], palette, (code) => {
+    if (where === "win") state.hand.win_tile = code;
+    else if (where === "meld") {
+      const meld = state.hand.melds[meldIndex];
+      meld.tiles = sortTiles(meld.tiles.concat([code]));
+    } else {
+      state.hand[where] = sortTiles(state.hand[where].concat([code]));
+    }
+  }, null, where === "concealed" || where === "flowers");
+}
+
+// ---------- rendering ----------
+
+function renderHand() {
+  const h = state.hand;
+  $("hand").hidden = $("conditions").hidden = $("score").hidden = !h;
+  if (!h) return;
+  const concealed = $("concealed");
+  concealed.replaceChildren(...h.concealed.map((c, i) => tileButton(c, () => tapTile({ where: "concealed", index: i }))),
+    addButton(() => tapAdd("concealed"), t("add_tile")));
+
+  const melds = $("melds");
+  melds.replaceChildren();
+  h.melds.forEach((meld, m) => {
+    const group = document.createElement("div");
+    group.className = "group meld";
+    group.dataset.meld = m;
+    const head = document.createElement("div");
+    head.className = "group-head";
+    const kind = meldKind(meld.tiles);
+    const name = document.createElement("span");
+    name.textContent = `${t("meld")} ${m + 1} · ${kind ? t(kind) : t("incomplete")}`;
+    head.append(name);
+    if (kind === "kong") {
+      const toggle = document.createElement("button");
+      toggle.type = "button";
+      toggle.className = "chip";
+      toggle.textContent = meld.exposed ? t("exposed") : t("concealed_kong");
+      toggle.addEventListener("click", () => { meld.exposed = !meld.exposed; changed(); });
+      head.append(toggle);
+    }
+    const drop = document.createElement("button");
+    drop.type = "button";
+    drop.className = "chip";
+    drop.textContent = t("remove_meld");
+    drop.addEventListener("click", () => {
+      h.concealed = sortTiles(h.concealed.concat(meld.tiles));
+      h.melds.splice(m, 1);
+      changed();
+    });
+    head.append(drop);
+    const tiles = document.createElement("div");
+    tiles.className = "tiles";
+    tiles.append(...meld.tiles.map((c, i) => tileButton(c, () => tapTile({ where: "meld", meld: m, index: i }))));
+    if (meld.tiles.length < 4) tiles.append(addButton(() => tapAdd("meld", m), t("add_tile")));
+    group.append(head, tiles);
+    melds.append(group);
+  });
+  $("add-meld").hidden = h.melds.length >= 4;
+
+  const win = $("win-tile");
+  win.replaceChildren(h.win_tile ? tileButton(h.win_tile, () => tapTile({ where: "win" }))
+    : addButton(() => tapAdd("win"), t("win_tile")));
+  const flowers = $("flowers");
+  flowers.replaceChildren(...h.flowers.map((c, i) => tileButton(c, () => tapTile({ where: "flowers", index: i }))));
+  if (h.flowers.length < 8) flowers.append(addButton(() => tapAdd("flowers"), t("flowers")));
+}
+
+function renderScore(score, error) {
+  const body = $("fan-table").tBodies[0];
+  body.replaceChildren();
+  $("score-error").hidden = !error;
+  $("score-error").textContent = error || "";
+  if (!score) {
+    $("total").textContent = "–";
+    $("minimum").textContent = "";
+    return;
+  }
+  for (const fan of score.fans) {
+    const row = body.insertRow();
+    const [main, other] = state.lang === "zh" ? [fan.name_zh, fan.name_en] : [fan.name_en, fan.name_zh];
+    const name = row.insertCell();
+    name.textContent = main;
+    const small = document.createElement("small");
+    small.textContent = other;
+    name.append(small);
+    row.insertCell().textContent = fan.points;
+    row.insertCell().textContent = fan.count;
+    row.insertCell().textContent = fan.points * fan.count;
+  }
+  $("total").textContent = score.total;
+  $("minimum").textContent = score.meets_minimum ? t("meets_min") : t("below_min");
+}
+
+function renderAnalysis() {
+  const a = state.analysis;
+  $("photo").hidden = !a;
+  if (!a) return;
+  const img = $("annotated");
+  if (a.image_url) img.src = a.image_url;
+  else if (a.image_base64) img.src = "data:image/jpeg;base64," + a.image_base64;
+  img.hidden = !(a.image_url || a.image_base64);
+  const warnings = $("warnings");
+  warnings.replaceChildren(...(a.warnings || []).map((w) => {
+    const li = document.createElement("li");
+    li.textContent = describe(w);
+    return li;
+  }));
+  const alts = $("alternatives");
+  alts.replaceChildren();
+  (a.alternatives || []).forEach((alt, i) => {
+    if (!alt || !alt.hand) return;
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "chip";
+    b.id = `alt-${i}`;
+    const why = describe(alt);
+    b.textContent = `${t("use_alt")}${why ? ": " + why : ""}`;
+    b.addEventListener("click", () => { loadHand(alt.hand); changed(); });
+    alts.append(b);
+  });
+}
+
+// A warning or alternative as text, in the page's language where the server gave both.
+function describe(item) {
+  if (item == null) return "";
+  if (typeof item === "string") return item;
+  const lang = state.lang;
+  return item[`message_${lang}`] || item[`text_${lang}`] || item.message || item.text || item.reason ||
+    item.description || item.code || "";
+}
+
+function applyLanguage() {
+  document.documentElement.lang = state.lang === "zh" ? "zh-CN" : "en";
+  $("lang").textContent = state.lang === "zh" ? "EN" : "中文";
+  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const id of ["ctx-seat_wind", "ctx-prevalent_wind"]) {
+    const select = $(id);
+    const value = select.value || "E";
+    select.replaceChildren(...WINDS.map((w) => new Option(t("winds")[w], w)));
+    select.value = value;
+  }
+  renderRules();
+  renderHand();
+  renderAnalysis();
+  if (state.hand) rescore();
+}
+
+function ruleTitle(rs) {
+  const title = rs.title;
+  if (title && typeof title === "object") return title[state.lang] || title.zh || title.en || rs.name;
+  const extra = state.lang === "zh" ? rs.title_zh : rs.title_en;
+  return extra || title || rs.name;
+}
+
+function renderRules() {
+  const select = $("rules");
+  const sets = state.rulesets.length ? state.rulesets : [{ name: "mcr", title: "MCR" }];
+  select.replaceChildren(...sets.map((rs) => new Option(ruleTitle(rs), rs.name)));
+  select.value = state.rules;
+}
+
+// ---------- server calls ----------
+
+function loadHand(hand) {
+  state.hand = {
+    concealed: sortTiles(hand.concealed || []),
+    melds: (hand.melds || []).map((m) => ({ tiles: m.tiles.slice(), exposed: m.exposed !== false,
+      claimed: m.claimed, from: m.from })),
+    win_tile: hand.win_tile || null,
+    flowers: sortTiles(hand.flowers || []),
+  };
+  if (hand.context) {
+    Object.assign(state.context, hand.context);
+    syncContextInputs();
+  }
+}
+
+function handJson() {
+  const h = state.hand;
+  if (!h.win_tile) return { problem: t("need_win") };
+  const melds = [];
+  for (const m of h.melds) {
+    const kind = meldKind(m.tiles);
+    if (m.tiles.length < 3 || m.tiles.length > 4) return { problem: t("meld_size") };
+    const meld = { kind: kind || (m.tiles.length === 4 ? "kong" : "chow"), tiles: sortTiles(m.tiles),
+      exposed: kind === "kong" ? m.exposed : true };
+    if (m.claimed && m.tiles.includes(m.claimed)) meld.claimed = m.claimed;
+    if (m.from) meld.from = m.from;
+    melds.push(meld);
+  }
+  return { hand: { concealed: h.concealed, melds, win_tile: h.win_tile, flowers: h.flowers,
+    context: { ...state.context } } };
+}
+
+async function rescore() {
+  if (!state.hand) return;
+  const seq = ++state.scoreSeq;
+  const built = handJson();
+  if (built.problem) { renderScore(null, built.problem); return; }
+  document.body.dataset.scoring = "1";
+  try {
+    const response = await fetch(`${API}/score`, { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ hand: built.hand, rules: state.rules }) });
+    const body = await response.json();
+    if (seq !== state.scoreSeq) return;  // a newer change is on its way
+    if (response.ok) renderScore(body, null);
+    else renderScore(null, errorText(body));
+  } catch (e) {
+    if (seq === state.scoreSeq) renderScore(null, t("network"));
+  } finally {
+    if (seq === state.scoreSeq) delete document.body.dataset.scoring;
+  }
+}
+
+function errorText(body) {
+  const err = body && body.error;
+  return err ? `${err.message}` : t("failed");
+}
+
+function showProgress(text, percent) {
+  $("progress").hidden = text === null;
+  $("progress-text").textContent = text || "";
+  const bar = $("progress-bar");
+  if (percent === null || percent === undefined) bar.removeAttribute("value");
+  else bar.value = percent;
+}
+
+function showError(text) {
+  $("error").hidden = !text;
+  $("error").textContent = text || "";
+}
+
+function uploadPhoto(file) {
+  if (!file) return;
+  showError(null);
+  showProgress(`${t("uploading")} 0%`, 0);
+  const form = new FormData();
+  form.append("image", file, file.name || "photo.jpg");
+  form.append("rules", state.rules);
+  for (const [key, value] of Object.entries(state.context)) form.append(key, String(value));
+  const xhr = new XMLHttpRequest();
+  xhr.open("POST", `${API}/analyze`);
+  xhr.responseType = "json";
+  xhr.upload.onprogress = (e) => {
+    if (!e.lengthComputable) return;
+    const pct = Math.round((100 * e.loaded) / e.total);
+    if (pct < 100) showProgress(`${t("uploading")} ${pct}%`, pct);
+    else showProgress(t("analyzing"), null);
+  };
+  xhr.upload.onload = () => showProgress(t("analyzing"), null);
+  xhr.onerror = () => { showProgress(null); showError(t("network")); };
+  xhr.onload = () => {
+    showProgress(null);
+    const body = xhr.response;
+    if (xhr.status !== 200) {
+      showError(xhr.status === 503 && body && body.error && body.error.code === "busy" ? t("busy") : errorText(body));
+      return;
+    }
+    state.analysis = body;
+    renderAnalysis();
+    if (body.hand) {
+      loadHand(body.hand);
+    } else {
+      loadHand({ concealed: (body.tiles || []).map((d) => d.tile).filter((c) => PLAY_TILES.includes(c)) });
+      if (!(body.tiles || []).length) showError(t("no_tiles"));
+    }
+    changed();
+    $("photo").scrollIntoView({ behavior: "smooth", block: "start" });
+  };
+  xhr.send(form);
+}
+
+async function loadRules() {
+  try {
+    const response = await fetch(`${API}/rules`);
+    if (!response.ok) return;
+    state.rulesets = (await response.json()).rulesets || [];
+    renderRules();
+  } catch (e) { /* the page still works with the default rule set */ }
+}
+
+// ---------- wiring ----------
+
+function syncContextInputs() {
+  for (const flag of CONTEXT_FLAGS) $(`ctx-${flag}`).checked = !!state.context[flag];
+  $("ctx-seat_wind").value = state.context.seat_wind;
+  $("ctx-prevalent_wind").value = state.context.prevalent_wind;
+}
+
+function init() {
+  for (const id of ["photo-camera", "photo-gallery"]) {
+    $(id).addEventListener("change", (e) => { uploadPhoto(e.target.files[0]); e.target.value = ""; });
+  }
+  $("manual").addEventListener("click", () => {
+    state.analysis = null;
+    renderAnalysis();
+    loadHand({ concealed: [], melds: [], win_tile: null, flowers: [] });
+    changed();
+  });
+  $("add-meld").addEventListener("click", () => { state.hand.melds.push({ tiles: [], exposed: true }); changed(); });
+  $("sheet-close").addEventListener("click", closeSheet);
+  $("sheet").addEventListener("click", (e) => { if (e.target === $("sheet")) closeSheet(); });
+  $("lang").addEventListener("click", () => {
+    state.lang = state.lang === "zh" ? "en" : "zh";
+    localStorage.setItem("fanshot.lang", state.lang);
+    applyLanguage();
+  });
+  for (const flag of CONTEXT_FLAGS) {
+    $(`ctx-${flag}`).addEventListener("change", (e) => { state.context[flag] = e.target.checked; rescore(); });
+  }
+  for (const wind of ["seat_wind", "prevalent_wind"]) {
+    $(`ctx-${wind}`).addEventListener("change", (e) => { state.context[wind] = e.target.value; rescore(); });
+  }
+  $("rules").addEventListener("change", (e) => { state.rules = e.target.value; rescore(); });
+  applyLanguage();
+  syncContextInputs();
+  loadRules();
+}
+
+window.fanshot = { state };  // for debugging from the console
+init();
