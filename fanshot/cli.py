@@ -15,6 +15,7 @@ COMMAND_MODULES = [
     "datasets.cli",
     "vision.cli",
     "api.cli",
+    "vision.analyze_cli",
 ]
 
 

@@ -538,7 +538,7 @@ def build_hand(
             first = readings[0]
             n_kongs = sum(1 for g in first.melds if _meld(g)["kind"] == "kong")
             n = sum(len(g.tiles) for g in hand_groups)
-            result["error"] = LayoutError("tile_count", _count_message(n, n_kongs)).to_json()
+            result["error"] = LayoutError("wrong_tile_count", _count_message(n, n_kongs)).to_json()
         elif readings:
             scored = [r for r in readings if r.error]
             err = scored[0].error if scored else None
@@ -548,7 +548,7 @@ def build_hand(
             best = scored[0] if scored else readings[0]
             result["hand"] = best.hand
         else:
-            result["error"] = LayoutError("tile_count", _count_message(0, 0)).to_json()
+            result["error"] = LayoutError("wrong_tile_count", _count_message(0, 0)).to_json()
         result["groups"] = _group_records(None, hand_groups, stray_groups, flowers)
 
     for t in tiles:

@@ -117,13 +117,13 @@ def test_strays_away_from_the_hand_are_left_out():
 def test_too_few_tiles_says_what_is_off():
     r = read(scene([["W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2", "B4"]]))
     assert r["score"] is None
-    assert r["error"]["code"] == "tile_count"
+    assert r["error"]["code"] == "wrong_tile_count"
     assert r["error"]["message"].startswith("13 tiles found; a winning hand needs 14, plus one for each kong")
 
 
 def test_too_few_tiles_with_a_kong_counts_the_kong():
     r = read(scene([["T9 T9 T9* T9", "W1 W2 W3 W4 W5 W6 W7 B1 B2", "B3"]]))
-    assert r["error"]["code"] == "tile_count"
+    assert r["error"]["code"] == "wrong_tile_count"
     assert "14 tiles found" in r["error"]["message"] and "15 with 1 kong" in r["error"]["message"]
 
 

@@ -1,0 +1,81 @@
+"""Photo -> score: decode, detect, lay out, score. What the API and `fanshot analyze` call.
+
+`analyze_image(data, context, rules, detector)` returns plain data:
+
+    {"tiles": [{"tile", "box", "score", "role", "sideways", "low_confidence"}],
+     "hand": HAND or None, "score": SCORE or None,
+     "warnings": [str], "alternatives": [{"description", "hand", "total"}],
+     "error": None or {"code", "message"},    # set when no winning hand is read
+     "groups": [{"role", "tiles", "box"}], "image_size": [width, height]}
+
+Bad image bytes raise `vision.decode.ImageError` (with the HTTP status to
+answer); a missing model raises `vision.detector.ModelNotFoundError`; a bad
+context raises `scoring.HandError` (codes unknown_context_key, invalid_context).
+"""
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from vision.layout import build_hand
+
+RESULT_KEYS = ("tiles", "hand", "score", "warnings", "alternatives")
+
+
+class Detector(Protocol):
+    def detect(self, rgb: np.ndarray) -> list[dict]: ...
+
+
+def normalize_context(context: dict | None) -> dict:
+    """The hand JSON's context with defaults filled in; a bad field raises scoring.HandError."""
+    from scoring.hand import validate_context
+
+    return validate_context(context)
+
+
+def analyze_rgb(
+    rgb: np.ndarray, context: dict | None = None, rules: str = "mcr", detector: Detector | None = None
+) -> dict:
+    """Detect the tiles of an RGB photo and read the hand and its score."""
+    context = normalize_context(context)
+    if detector is None:
+        from vision.detector import get_detector
+
+        detector = get_detector()
+    detections = detector.detect(rgb)
+    height, width = rgb.shape[:2]
+    return analyze_detections(detections, (width, height), context, rules)
+
+
+def analyze_detections(
+    detections: list[dict], image_size: tuple[int, int], context: dict | None = None, rules: str = "mcr"
+) -> dict:
+    """The layout and score of given detections (the photo's, or anyone's)."""
+    layout = build_hand(detections, image_size, normalize_context(context), rules)
+    return {
+        "tiles": layout["tiles"],
+        "hand": layout["hand"],
+        "score": layout["score"],
+        "warnings": layout["warnings"],
+        "alternatives": layout["alternatives"],
+        "error": layout["error"],
+        "groups": layout["groups"],
+        "image_size": [int(image_size[0]), int(image_size[1])],
+    }
+
+
+def analyze_image(
+    data: bytes,
+    context: dict | None = None,
+    rules: str = "mcr",
+    detector: Detector | None = None,
+    *,
+    max_pixels: int | None = None,
+) -> dict:
+    """Decode image bytes (JPEG, PNG, WebP, HEIC; EXIF orientation applied) and analyze them."""
+    from vision.decode import decode_image
+
+    normalize_context(context)  # refuse a bad context before decoding anything
+    rgb = decode_image(data) if max_pixels is None else decode_image(data, max_pixels=max_pixels)
+    return analyze_rgb(rgb, context, rules, detector)

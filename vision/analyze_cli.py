@@ -1,0 +1,119 @@
+"""`fanshot analyze PHOTO`: the tiles, the hand, the fans and the total of a photo."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+WIND_CHOICES = ("E", "S", "W", "N")
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "analyze",
+        help="score the hand in a photo (detect, lay out, score, annotate)",
+        description="Detect the tiles in PHOTO, read the hand and print its fans and total.",
+    )
+    p.add_argument("photo", help="JPEG, PNG, WebP or HEIC photo of a revealed winning hand")
+    p.add_argument("--seat-wind", choices=WIND_CHOICES, default="E")
+    p.add_argument("--prevalent-wind", choices=WIND_CHOICES, default="E")
+    p.add_argument("--self-drawn", action="store_true", help="won on a self-drawn tile (自摸)")
+    p.add_argument("--last-tile", action="store_true", help="won on the last tile (海底捞月 / 妙手回春)")
+    p.add_argument("--kong-replacement", action="store_true", help="won on a kong's replacement tile (杠上开花)")
+    p.add_argument("--robbing-kong", action="store_true", help="won by robbing a kong (抢杠和)")
+    p.add_argument("--fourth-tile", action="store_true", help="won on the last copy of the tile (和绝张)")
+    p.add_argument("--rules", default="mcr", help="rule set name (see `fanshot rules`); default mcr")
+    p.add_argument("--out", metavar="JPG", help="write the annotated photo here")
+    p.add_argument("--json", action="store_true", help="print {tiles, hand, score, warnings, alternatives} as JSON")
+    p.add_argument("--model-dir", help="detector model folder (default: the shipped models/)")
+    p.set_defaults(func=run_analyze)
+
+
+def context_of(args) -> dict:
+    return {
+        "self_drawn": args.self_drawn,
+        "seat_wind": args.seat_wind,
+        "prevalent_wind": args.prevalent_wind,
+        "last_tile": args.last_tile,
+        "kong_replacement": args.kong_replacement,
+        "robbing_kong": args.robbing_kong,
+        "fourth_tile": args.fourth_tile,
+    }
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"fanshot analyze: {message}", file=sys.stderr)
+    return code
+
+
+def run_analyze(args) -> int:
+    from scoring import HandError
+    from vision.analyze import RESULT_KEYS, analyze_rgb
+    from vision.decode import ImageError, decode_image
+    from vision.detector import ModelNotFoundError, get_detector
+
+    path = Path(args.photo)
+    if not path.is_file():
+        return _fail(f"no such file: {path}")
+    try:
+        rgb = decode_image(path.read_bytes())
+    except ImageError as exc:
+        return _fail(f"{path}: {exc.message}")
+    try:
+        detector = get_detector(args.model_dir)
+        analysis = analyze_rgb(rgb, context_of(args), args.rules, detector)
+    except ModelNotFoundError as exc:
+        return _fail(str(exc))
+    except HandError as exc:  # a bad context or rule set
+        return _fail(exc.message)
+
+    if args.out:
+        from vision.annotate import annotate, encode_jpeg
+
+        Path(args.out).write_bytes(encode_jpeg(annotate(rgb, analysis)))
+    if args.json:
+        out = {k: analysis[k] for k in RESULT_KEYS}
+        if analysis.get("error"):
+            out["error"] = analysis["error"]
+        print(json.dumps(out, ensure_ascii=False, indent=2))
+    else:
+        print(format_analysis(analysis))
+        if args.out:
+            print(f"annotated photo: {args.out}")
+    return 0 if analysis.get("score") else 1
+
+
+def format_analysis(analysis: dict) -> str:
+    """The analysis as text for a terminal."""
+    from scoring.notation import format_hand, format_tiles
+
+    lines = []
+    tiles = analysis["tiles"]
+    in_hand = [t for t in tiles if t["role"] != "stray"]
+    lines.append(f"tiles ({len(in_hand)}): {' '.join(t['tile'] for t in in_hand)}")
+    strays = [t["tile"] for t in tiles if t["role"] == "stray"]
+    if strays:
+        lines.append(f"left out: {' '.join(strays)}")
+    hand = analysis.get("hand")
+    if hand:
+        lines.append(f"hand: {format_hand(hand)}")
+        if hand.get("flowers"):
+            lines.append(f"flowers: {format_tiles(hand['flowers'])}")
+    score = analysis.get("score")
+    if score:
+        for fan in score.get("fans", []):
+            count = int(fan.get("count", 1) or 1)
+            times = f" x{count}" if count > 1 else ""
+            lines.append(
+                f"  {fan['points'] * count:>3}  {fan['name_zh']}{times}  {fan['name_en']}"
+            )
+        lines.append(f"total: {score['total']}" + ("" if score.get("meets_minimum", True) else " (below the 8-point minimum)"))
+    error = analysis.get("error")
+    if error:
+        lines.append(f"no score: {error['message']} [{error['code']}]")
+    for w in analysis.get("warnings", []):
+        lines.append(f"warning: {w}")
+    for alt in analysis.get("alternatives", []):
+        lines.append(f"alternative: {alt['total']} points, {alt['description']}")
+    return "\n".join(lines)

@@ -1,0 +1,220 @@
+"""Draw an analysis on its photo: tile boxes with names, melds, the winning tile, the fans.
+
+`annotate(rgb, analysis)` takes the photo (RGB numpy array) and the dict of
+`vision.analyze.analyze_image` (or of `vision.layout.build_hand`), and returns
+a new RGB array: the photo with each tile's box and Chinese name (low-confidence
+tiles marked "?"), each meld outlined, the winning tile highlighted, and a panel
+below with the fans (Chinese and English), their points and the total.
+
+Sizes follow the image: text is a fixed share of the image width (so a
+12-megapixel photo and a 640 px one both read on a phone screen, which shows
+either at the same width) and of the tiles' own size. Text is drawn with
+Pillow and the CJK subset font in vision/fonts/ (OFL).
+"""
+from __future__ import annotations
+
+import functools
+import io
+import pathlib
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+FONT_PATH = pathlib.Path(__file__).resolve().parent / "fonts" / "FanshotCJK-Bold.otf"
+
+ROLE_COLOURS = {
+    "concealed": (30, 144, 255),
+    "meld": (0, 190, 90),
+    "win": (255, 40, 40),
+    "flower": (200, 60, 220),
+    "stray": (150, 150, 150),
+}
+LOW_CONFIDENCE_COLOUR = (255, 150, 0)
+PANEL_BACKGROUND = (24, 24, 28)
+PANEL_TEXT = (240, 240, 240)
+PANEL_DIM = (170, 170, 180)
+TOTAL_COLOUR = (255, 210, 60)
+ERROR_COLOUR = (255, 110, 90)
+
+TEXT_SHARE = 1 / 34  # panel text height as a share of the image width
+MIN_TEXT = 13  # px: the smallest text drawn, for tiny images
+MAX_WARNINGS = 4
+
+
+@functools.lru_cache(maxsize=64)
+def font(size: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(FONT_PATH), max(MIN_TEXT, int(size)))
+
+
+def tile_label(code: str) -> str:
+    """The tile's Chinese name (五饼, 东, 春), or 背 for a face-down tile."""
+    if code == "BACK":
+        return "背"
+    try:
+        from scoring.tiles import name_zh
+
+        return name_zh(code)
+    except (ImportError, KeyError, IndexError, ValueError):
+        return code
+
+
+def _median(values) -> float:
+    values = sorted(values)
+    return float(values[len(values) // 2]) if values else 0.0
+
+
+def _draw_label(draw, xy, text, size, fill, anchor_below=False):
+    """A label with a filled background, its bottom-left at xy (top-left if anchor_below)."""
+    f = font(size)
+    x, y = xy
+    left, top, right, bottom = draw.textbbox((0, 0), text, font=f)
+    w, h = right - left, bottom - top
+    pad = max(1, size // 6)
+    y0 = y if anchor_below else y - h - 2 * pad
+    draw.rectangle([x, y0, x + w + 2 * pad, y0 + h + 2 * pad], fill=fill)
+    draw.text((x + pad - left, y0 + pad - top), text, font=f, fill=(255, 255, 255))
+    return w + 2 * pad
+
+
+def _draw_tiles(image: Image.Image, analysis: dict) -> None:
+    draw = ImageDraw.Draw(image)
+    tiles = analysis.get("tiles") or []
+    if not tiles:
+        return
+    width = image.width
+    tile_w = _median([min(t["box"][2] - t["box"][0], t["box"][3] - t["box"][1]) for t in tiles])
+    line = max(2, round(tile_w / 14), round(width / 500))
+    label_size = int(min(max(tile_w * 0.42, width / 80), width / 40))
+
+    for group in analysis.get("groups") or []:
+        if group.get("role") != "meld":
+            continue
+        x1, y1, x2, y2 = group["box"]
+        pad = line * 2
+        draw.rounded_rectangle(
+            [x1 - pad, y1 - pad, x2 + pad, y2 + pad],
+            radius=pad * 2,
+            outline=ROLE_COLOURS["meld"],
+            width=line * 2,
+        )
+
+    order = sorted(range(len(tiles)), key=lambda i: (tiles[i]["box"][0], tiles[i]["box"][1]))
+    last_label_end: dict[int, float] = {}
+    for rank, i in enumerate(order):
+        t = tiles[i]
+        x1, y1, x2, y2 = t["box"]
+        role = t.get("role", "concealed")
+        colour = ROLE_COLOURS.get(role, ROLE_COLOURS["concealed"])
+        low = bool(t.get("low_confidence"))
+        thick = line * (3 if role == "win" else 1)
+        draw.rectangle([x1, y1, x2, y2], outline=LOW_CONFIDENCE_COLOUR if low else colour, width=thick)
+        text = tile_label(t["tile"]) + ("?" if low else "")
+        if role == "win":
+            text = "和 " + text
+        # Labels go above the tile; when the previous label in this band would
+        # be overlapped, this one goes below instead.
+        band = round(y1 / max(1.0, tile_w))
+        below = last_label_end.get(band, -1e9) > x1
+        fill = LOW_CONFIDENCE_COLOUR if low else colour
+        if below:
+            _draw_label(draw, (x1, y2 + line), text, label_size, fill, anchor_below=True)
+        else:
+            w = _draw_label(draw, (x1, y1 - line), text, label_size, fill)
+            last_label_end[band] = x1 + w
+
+
+def _fan_lines(analysis: dict) -> list[tuple[str, str, str, tuple]]:
+    """(chinese, english, points, colour) rows for the panel."""
+    score = analysis.get("score")
+    rows = []
+    if score:
+        for fan in score.get("fans", []):
+            count = int(fan.get("count", 1) or 1)
+            points = int(fan.get("points", 0))
+            zh = fan.get("name_zh", "") + (f" ×{count}" if count > 1 else "")
+            pts = f"{points}×{count}={points * count}" if count > 1 else str(points)
+            rows.append((zh, fan.get("name_en", ""), pts, PANEL_TEXT))
+    return rows
+
+
+def _panel(width: int, analysis: dict) -> Image.Image:
+    size = max(MIN_TEXT, int(width * TEXT_SHARE))
+    rows = _fan_lines(analysis)
+    score = analysis.get("score")
+    error = analysis.get("error")
+    warnings = (analysis.get("warnings") or [])[:MAX_WARNINGS]
+
+    # Fit the three columns to the width: shrink the text until they do.
+    margin = size
+    while True:
+        f = font(size)
+        gap = size
+        zh_w = max([f.getlength(r[0]) for r in rows] + [0])
+        en_w = max([f.getlength(r[1]) for r in rows] + [0])
+        pt_w = max([f.getlength(r[2]) for r in rows] + [0])
+        if zh_w + en_w + pt_w + 2 * gap + 2 * margin <= width or size <= MIN_TEXT:
+            break
+        size = max(MIN_TEXT, int(size * 0.9))
+        margin = size
+    line_h = int(size * 1.45)
+    small = max(MIN_TEXT, int(size * 0.7))
+    small_h = int(small * 1.45)
+    title_size = int(size * 1.4)
+
+    height = margin + int(title_size * 1.5) + line_h * len(rows) + small_h * len(warnings) + margin
+    if error:
+        height += small_h * 2
+    panel = Image.new("RGB", (width, height), PANEL_BACKGROUND)
+    draw = ImageDraw.Draw(panel)
+    y = margin
+    if score:
+        total = int(score.get("total", 0))
+        title = f"合计 Total {total} 番"
+        if score.get("meets_minimum") is False:
+            title += "  (< 8)"
+        draw.text((margin, y), title, font=font(title_size), fill=TOTAL_COLOUR)
+    else:
+        draw.text((margin, y), "未能计分 No score", font=font(title_size), fill=ERROR_COLOUR)
+    y += int(title_size * 1.5)
+    for zh, en, pts, colour in rows:
+        draw.text((margin, y), zh, font=font(size), fill=colour)
+        draw.text((margin + zh_w + gap, y), en, font=font(size), fill=PANEL_DIM)
+        draw.text((width - margin, y), pts, font=font(size), fill=colour, anchor="ra")
+        y += line_h
+    if error:
+        message = _fit(draw, error.get("message", ""), font(small), width - 2 * margin)
+        draw.text((margin, y), message, font=font(small), fill=ERROR_COLOUR)
+        y += small_h * 2
+    for w in warnings:
+        draw.text((margin, y), _fit(draw, "! " + w, font(small), width - 2 * margin), font=font(small), fill=PANEL_DIM)
+        y += small_h
+    return panel
+
+
+def _fit(draw, text: str, f, width: float) -> str:
+    if draw.textlength(text, font=f) <= width:
+        return text
+    while text and draw.textlength(text + "…", font=f) > width:
+        text = text[:-1]
+    return text + "…"
+
+
+def annotate(rgb: np.ndarray, analysis: dict) -> np.ndarray:
+    """The photo with the analysis drawn on it and the fan panel below (a new RGB array)."""
+    if rgb.ndim != 3 or rgb.shape[2] != 3:
+        raise ValueError("annotate needs an RGB image (height x width x 3)")
+    photo = Image.fromarray(np.ascontiguousarray(rgb, dtype=np.uint8), "RGB")
+    _draw_tiles(photo, analysis)
+    panel = _panel(photo.width, analysis)
+    out = Image.new("RGB", (photo.width, photo.height + panel.height), PANEL_BACKGROUND)
+    out.paste(photo, (0, 0))
+    out.paste(panel, (0, photo.height))
+    return np.asarray(out)
+
+
+def encode_jpeg(rgb: np.ndarray, quality: int = 85) -> bytes:
+    buffer = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(rgb, dtype=np.uint8), "RGB").save(
+        buffer, format="JPEG", quality=int(quality)
+    )
+    return buffer.getvalue()
