@@ -16,6 +16,7 @@ COMMAND_MODULES = [
     "vision.cli",
     "api.cli",
     "vision.analyze_cli",
+    "api.label_cli",
 ]
 
 

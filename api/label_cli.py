@@ -1,0 +1,76 @@
+"""`fanshot label DIR`: the labelling tool for a folder of images (or export its labels)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    label = subparsers.add_parser(
+        "label", help="label a folder of tile photos in the browser (page at /label)",
+        description="Serve the labelling page for the images in DIR: the detector pre-labels each "
+                    "image, you fix the boxes, and every change is saved as YOLO txt beside the image. "
+                    "With --export, write the labelled set instead of serving.")
+    label.add_argument("folder", metavar="DIR", help="folder of images (JPEG, PNG, WebP, HEIC)")
+    label.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    label.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    label.add_argument("--model-dir", default=None, help="detector model folder (default: the shipped models/)")
+    label.add_argument("--export", choices=["yolo", "coco", "labelstudio"],
+                       help="write the labelled images in this format to --out and exit")
+    label.add_argument("--out", help="with --export: a folder (yolo) or a JSON file (coco, labelstudio)")
+    label.add_argument("--reviewed-only", action="store_true",
+                       help="with --export: only images a person has checked")
+    label.set_defaults(func=run_label)
+
+
+def run_label(args: argparse.Namespace) -> int:
+    from api.label_store import LabelError, LabelStore
+
+    try:
+        store = LabelStore(args.folder)
+    except LabelError as exc:
+        print(f"fanshot label: {exc.message}", file=sys.stderr)
+        return 2
+    if args.export:
+        return _export(store, args)
+    return _serve(args)
+
+
+def _export(store, args: argparse.Namespace) -> int:
+    from api.label_export import export_dataset
+    from api.label_store import LabelError
+
+    if not args.out:
+        print("fanshot label: --export needs --out", file=sys.stderr)
+        return 2
+    try:
+        out = export_dataset(store, args.export, args.out, reviewed_only=args.reviewed_only)
+    except LabelError as exc:
+        print(f"fanshot label: {exc.message}", file=sys.stderr)
+        return 1
+    print(out)
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import dataclasses
+    from pathlib import Path
+
+    import uvicorn
+
+    from api.app import create_app
+    from api.label_routes import configure_labelling
+    from api.settings import Settings
+
+    try:
+        settings = Settings.from_env()
+    except ValueError as exc:
+        print(f"fanshot label: {exc}", file=sys.stderr)
+        return 2
+    if args.model_dir:
+        settings = dataclasses.replace(settings, model_dir=Path(args.model_dir))
+    app = create_app(settings)
+    store = configure_labelling(app, args.folder)
+    print(f"Labelling {store.root} on http://{args.host}:{args.port}/label", file=sys.stderr)
+    uvicorn.run(app, host=args.host, port=args.port, access_log=False)
+    return 0

@@ -1,0 +1,446 @@
+"""The labelling tool's storage: YOLO txt beside each image, inside one folder only.
+
+A `LabelStore` owns one folder (the one given to `fanshot label DIR`). For an
+image `sub/a.jpg` it keeps
+
+- `sub/a.txt`: the labels, YOLO format (`class cx cy w h`, normalised), rewritten
+  atomically (temp file + os.replace) on every change;
+- `.fanshot/sub/a.jpg.json`: a sidecar with the detector scores of the boxes
+  (so the least confident come first), whether a person has changed the labels,
+  and the undo history (earlier versions of the label file), so undo survives a
+  reload or a restart of the server.
+
+An image without a label file is pre-labelled by the detector once; an image
+with one is never pre-labelled again. Every path from a client goes through
+`resolve_image`, which refuses anything outside the folder.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import threading
+from pathlib import Path, PurePosixPath
+from typing import Callable
+
+from vision.classes import CLASS_ID, CLASSES
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif")
+SIDECAR_DIR = ".fanshot"
+HISTORY_LIMIT = 200
+MAX_IMAGE_BYTES = 40 * 1024 * 1024
+
+
+class LabelError(Exception):
+    """A request the store refuses; `status` is the HTTP status to answer with."""
+
+    def __init__(self, code: str, message: str, status: int):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+    def to_json(self) -> dict:
+        return {"error": {"code": self.code, "message": self.message}}
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    """Write `text` to `path` so that a crash leaves either the old or the new file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _sha(text: str | None) -> str | None:
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# --- YOLO text <-> boxes in pixels -------------------------------------------------
+
+
+def boxes_to_yolo(boxes: list[dict], width: int, height: int) -> str:
+    """Boxes `{"tile", "box": [x1, y1, x2, y2]}` in pixels -> YOLO txt (normalised, clipped)."""
+    lines = []
+    for item in boxes:
+        x1, y1, x2, y2 = item["box"]
+        x1, x2 = sorted((min(max(x1, 0.0), width), min(max(x2, 0.0), width)))
+        y1, y2 = sorted((min(max(y1, 0.0), height), min(max(y2, 0.0), height)))
+        cx, cy = (x1 + x2) / 2 / width, (y1 + y2) / 2 / height
+        w, h = (x2 - x1) / width, (y2 - y1) / height
+        lines.append(f"{CLASS_ID[item['tile']]} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}")
+    return "".join(line + "\n" for line in lines)
+
+
+def yolo_to_boxes(text: str, width: int, height: int, *, source: str = "label file") -> list[dict]:
+    """YOLO txt -> boxes in pixels; raises LabelError (422) on a malformed line."""
+    boxes = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        try:
+            class_id = int(fields[0])
+            cx, cy, w, h = (float(value) for value in fields[1:5])
+        except ValueError:
+            class_id, cx = -1, None
+        if len(fields) != 5 or cx is None or not 0 <= class_id < len(CLASSES):
+            raise LabelError(
+                "malformed_label_file",
+                f"{source} line {number} is not 'class cx cy w h' with a class 0-{len(CLASSES) - 1}: {line!r}",
+                422,
+            )
+        boxes.append({
+            "tile": CLASSES[class_id],
+            "box": [
+                round((cx - w / 2) * width, 2), round((cy - h / 2) * height, 2),
+                round((cx + w / 2) * width, 2), round((cy + h / 2) * height, 2),
+            ],
+        })
+    return boxes
+
+
+def validate_boxes(boxes: object) -> list[dict]:
+    """Client boxes -> clean `{"tile", "box", "score"}` dicts; raises LabelError (422)."""
+    if not isinstance(boxes, list):
+        raise LabelError("bad_boxes", "'boxes' must be a list", 422)
+    clean = []
+    for index, item in enumerate(boxes):
+        where = f"box {index}"
+        if not isinstance(item, dict):
+            raise LabelError("bad_boxes", f"{where} is not an object", 422)
+        tile = item.get("tile")
+        if tile not in CLASS_ID:
+            raise LabelError("bad_boxes", f"{where}: unknown tile {tile!r} (one of {', '.join(CLASSES)})", 422)
+        box = item.get("box")
+        if (
+            not isinstance(box, list) or len(box) != 4
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in box)
+            or not all(abs(v) < 1e6 for v in box)
+        ):
+            raise LabelError("bad_boxes", f"{where}: 'box' must be [x1, y1, x2, y2] in pixels", 422)
+        score = item.get("score")
+        if score is not None and (not isinstance(score, (int, float)) or isinstance(score, bool)):
+            raise LabelError("bad_boxes", f"{where}: 'score' must be a number or null", 422)
+        clean.append({"tile": tile, "box": [float(v) for v in box], "score": score})
+    return clean
+
+
+def least_confident_first(boxes: list[dict]) -> list[dict]:
+    """Detector boxes by rising score; boxes a person made or checked (score None) last."""
+    return sorted(boxes, key=lambda b: (b.get("score") is None, b.get("score") or 0.0))
+
+
+# --- the store -----------------------------------------------------------------------
+
+
+class LabelStore:
+    """Labels of the images of one folder; thread-safe."""
+
+    def __init__(self, root: str | os.PathLike, detector_factory: Callable[[], object] | None = None):
+        root_path = Path(root)
+        if not root_path.is_dir():
+            raise LabelError("not_a_folder", f"{root} is not a folder", 400)
+        self.root = root_path.resolve()
+        self._detector_factory = detector_factory or _shipped_detector
+        self._lock = threading.RLock()
+
+    # paths ---------------------------------------------------------------
+
+    def _inside(self, path: Path) -> bool:
+        try:
+            path.relative_to(self.root)
+        except ValueError:
+            return False
+        return True
+
+    def resolve_image(self, rel: object, *, must_exist: bool = True) -> Path:
+        """The path of image `rel` (relative, '/'-separated) inside the folder, or LabelError."""
+        if not isinstance(rel, str) or not rel.strip():
+            raise LabelError("bad_path", "give the image path relative to the folder", 400)
+        if "\x00" in rel or "\\" in rel or rel.startswith("/") or (len(rel) > 1 and rel[1] == ":"):
+            raise LabelError("bad_path", f"{rel!r}: only relative paths with '/' are allowed", 400)
+        parts = PurePosixPath(rel).parts
+        if any(part in ("..", ".") or part.startswith(".") for part in parts):
+            raise LabelError("bad_path", f"{rel!r}: '..', '.' and hidden names are not allowed", 400)
+        path = self.root.joinpath(*parts)
+        resolved = path.resolve()
+        if not self._inside(resolved) or self._inside_sidecar(resolved):
+            raise LabelError("outside_folder", f"{rel!r} is outside the labelling folder", 403)
+        if path.suffix.lower() not in IMAGE_SUFFIXES:
+            raise LabelError(
+                "not_an_image", f"{rel!r} is not an image ({', '.join(IMAGE_SUFFIXES)})", 415
+            )
+        if must_exist and not resolved.is_file():
+            raise LabelError("not_found", f"no image {rel!r} in the labelling folder", 404)
+        return path
+
+    def _inside_sidecar(self, path: Path) -> bool:
+        try:
+            path.relative_to(self.root / SIDECAR_DIR)
+        except ValueError:
+            return False
+        return True
+
+    def _rel(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+    def label_path(self, image: Path) -> Path:
+        label = image.with_suffix(".txt")
+        if label.is_symlink() and not self._inside(label.resolve()):
+            raise LabelError("outside_folder", f"{self._rel(label)} links outside the folder", 403)
+        return label
+
+    def _sidecar_path(self, image: Path) -> Path:
+        side_root = self.root / SIDECAR_DIR
+        if side_root.is_symlink():
+            raise LabelError("outside_folder", f"{SIDECAR_DIR} must be a folder, not a link", 403)
+        return side_root / (self._rel(image) + ".json")
+
+    # listing -------------------------------------------------------------
+
+    def image_paths(self) -> list[Path]:
+        """Images in the folder and its subfolders (sorted; hidden names and links out skipped)."""
+        found = []
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for name in sorted(filenames):
+                path = Path(dirpath) / name
+                if name.startswith(".") or path.suffix.lower() not in IMAGE_SUFFIXES:
+                    continue
+                if path.is_symlink() and not self._inside(path.resolve()):
+                    continue
+                found.append(path)
+        return found
+
+    def list_images(self) -> list[dict]:
+        """One entry per image: path, whether it has labels, was reviewed, box count, min score."""
+        entries = []
+        for image in self.image_paths():
+            label = image.with_suffix(".txt")
+            sidecar = self._read_sidecar(image)
+            entry = {"path": self._rel(image), "labelled": label.is_file(), "reviewed": False,
+                     "boxes": None, "min_score": None}
+            if entry["labelled"]:
+                try:
+                    text = label.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    text = ""
+                entry["boxes"] = sum(1 for line in text.splitlines() if line.strip())
+                if sidecar.get("label_sha") == _sha(text):
+                    entry["reviewed"] = bool(sidecar.get("reviewed"))
+                    scores = [s for s in sidecar.get("scores", []) if s is not None]
+                    entry["min_score"] = min(scores) if scores else None
+                else:
+                    entry["reviewed"] = True  # changed by hand outside the tool
+            entries.append(entry)
+        return entries
+
+    # sidecar -------------------------------------------------------------
+
+    def _read_sidecar(self, image: Path) -> dict:
+        path = self._sidecar_path(image)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _write_sidecar(self, image: Path, data: dict) -> None:
+        _atomic_write(self._sidecar_path(image), json.dumps(data, separators=(",", ":")))
+
+    # images --------------------------------------------------------------
+
+    def read_image(self, rel: str) -> bytes:
+        path = self.resolve_image(rel)
+        size = path.stat().st_size
+        if size > MAX_IMAGE_BYTES:
+            raise LabelError("too_large", f"{rel!r} is larger than {MAX_IMAGE_BYTES // 2**20} MiB", 413)
+        return path.read_bytes()
+
+    def image_size(self, rel: str) -> tuple[int, int]:
+        """(width, height) as shown, EXIF orientation applied (cached in the sidecar)."""
+        image = self.resolve_image(rel)
+        sidecar = self._read_sidecar(image)
+        stat = image.stat()
+        stamp = [stat.st_size, stat.st_mtime_ns]
+        if sidecar.get("image_stamp") == stamp and isinstance(sidecar.get("size"), list):
+            return tuple(sidecar["size"])  # type: ignore[return-value]
+        from vision.decode import ImageError, probe_image
+
+        try:
+            return probe_image(self.read_image(rel))
+        except ImageError as exc:
+            raise LabelError(exc.code, f"{rel}: {exc.message}", exc.status) from exc
+
+    def add_image(self, filename: str, data: bytes) -> str:
+        """Save an uploaded image in the folder; returns its path. Refuses non-images (415)."""
+        from vision.decode import ImageError, probe_image
+
+        name = PurePosixPath(str(filename or "").replace("\\", "/")).name
+        stem, suffix = os.path.splitext(name)
+        if suffix.lower() not in IMAGE_SUFFIXES:
+            raise LabelError("not_an_image", f"{name!r} is not an image ({', '.join(IMAGE_SUFFIXES)})", 415)
+        if len(data) > MAX_IMAGE_BYTES:
+            raise LabelError("too_large", f"the upload is larger than {MAX_IMAGE_BYTES // 2**20} MiB", 413)
+        try:
+            probe_image(data)
+        except ImageError as exc:
+            raise LabelError(exc.code, f"{name}: {exc.message}", exc.status) from exc
+        stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in stem).strip("_") or "upload"
+        with self._lock:
+            candidate, n = f"{stem}{suffix.lower()}", 1
+            while (self.root / candidate).exists() or (self.root / candidate).with_suffix(".txt").exists():
+                candidate, n = f"{stem}-{n}{suffix.lower()}", n + 1
+            path = self.root / candidate
+            with open(path, "xb") as handle:
+                handle.write(data)
+        return candidate
+
+    # labels --------------------------------------------------------------
+
+    def load(self, rel: str) -> dict:
+        """The labels of an image; pre-labels it with the detector if it has no label file yet."""
+        image = self.resolve_image(rel)
+        with self._lock:
+            label = self.label_path(image)
+            if not label.is_file():
+                return self._prelabel(rel, image)
+            return self._state(rel, image)
+
+    def _state(self, rel: str, image: Path, warnings: list[str] | None = None) -> dict:
+        width, height = self.image_size(rel)
+        label = self.label_path(image)
+        text = label.read_text(encoding="utf-8") if label.is_file() else None
+        sidecar = self._read_sidecar(image)
+        boxes = yolo_to_boxes(text or "", width, height, source=self._rel(label))
+        scores = sidecar.get("scores") if sidecar.get("label_sha") == _sha(text) else None
+        reviewed = bool(sidecar.get("reviewed")) if scores is not None else text is not None
+        if not isinstance(scores, list) or len(scores) != len(boxes):
+            scores = [None] * len(boxes)
+        for box, score in zip(boxes, scores):
+            box["score"] = score
+        return {
+            "path": rel,
+            "width": width,
+            "height": height,
+            "labelled": text is not None,
+            "reviewed": reviewed,
+            "boxes": least_confident_first(boxes),
+            "undo": len(sidecar.get("history") or []),
+            "warnings": warnings or [],
+        }
+
+    def _prelabel(self, rel: str, image: Path) -> dict:
+        from vision.decode import ImageError, decode_image
+
+        try:
+            detector = self._detector_factory()
+        except Exception as exc:  # no model shipped yet, a broken model file ...
+            return self._state(rel, image, [f"no pre-labels: the detector is not available ({exc})"])
+        try:
+            rgb = decode_image(self.read_image(rel))
+        except ImageError as exc:
+            raise LabelError(exc.code, f"{rel}: {exc.message}", exc.status) from exc
+        height, width = rgb.shape[:2]
+        found = [
+            {"tile": d["tile"], "box": [float(v) for v in d["box"]], "score": float(d["score"])}
+            for d in detector.detect(rgb)
+            if d.get("tile") in CLASS_ID
+        ]
+        self._write(image, least_confident_first(found), (width, height), reviewed=False, push=False)
+        return self._state(rel, image)
+
+    def _write(self, image: Path, boxes: list[dict], size: tuple[int, int], *, reviewed: bool,
+               push: bool) -> None:
+        """Write the label file and its sidecar; with `push`, keep the old version for undo."""
+        label = self.label_path(image)
+        sidecar = self._read_sidecar(image)
+        history = sidecar.get("history", []) if isinstance(sidecar.get("history"), list) else []
+        old_text = label.read_text(encoding="utf-8") if label.is_file() else None
+        if push and old_text is not None:
+            old_scores = sidecar.get("scores") if sidecar.get("label_sha") == _sha(old_text) else None
+            history.append({"text": old_text, "scores": old_scores,
+                            "reviewed": bool(sidecar.get("reviewed", True))})
+            history = history[-HISTORY_LIMIT:]
+        text = boxes_to_yolo(boxes, *size)
+        stat = image.stat()
+        _atomic_write(label, text)
+        self._write_sidecar(image, {
+            "size": list(size),
+            "image_stamp": [stat.st_size, stat.st_mtime_ns],
+            "label_sha": _sha(text),
+            "scores": [b.get("score") for b in boxes],
+            "reviewed": reviewed,
+            "history": history,
+        })
+
+    def save(self, rel: str, boxes: object) -> dict:
+        """Replace the labels of an image (a person's change): saved at once, undoable."""
+        clean = least_confident_first(validate_boxes(boxes))
+        image = self.resolve_image(rel)
+        with self._lock:
+            size = self.image_size(rel)
+            self._write(image, clean, size, reviewed=True, push=True)
+            return self._state(rel, image)
+
+    def undo(self, rel: str) -> dict:
+        """Go back to the previous version of the labels; 409 when there is none."""
+        image = self.resolve_image(rel)
+        with self._lock:
+            sidecar = self._read_sidecar(image)
+            history = sidecar.get("history") or []
+            if not history:
+                raise LabelError("nothing_to_undo", f"{rel}: nothing to undo", 409)
+            previous = history.pop()
+            text = previous["text"]
+            _atomic_write(self.label_path(image), text)
+            sidecar.update(label_sha=_sha(text), scores=previous.get("scores"),
+                           reviewed=previous.get("reviewed", True), history=history)
+            if sidecar["scores"] is None:
+                sidecar["scores"] = [None] * sum(1 for line in text.splitlines() if line.strip())
+            self._write_sidecar(image, sidecar)
+            return self._state(rel, image)
+
+    def mark_reviewed(self, rel: str) -> dict:
+        """A person looked at the labels and kept them as they are."""
+        image = self.resolve_image(rel)
+        with self._lock:
+            label = self.label_path(image)
+            if not label.is_file():
+                raise LabelError("not_labelled", f"{rel}: open the image before marking it reviewed", 409)
+            sidecar = self._read_sidecar(image)
+            if sidecar.get("label_sha") == _sha(label.read_text(encoding="utf-8")):
+                sidecar["reviewed"] = True
+                self._write_sidecar(image, sidecar)
+            return self._state(rel, image)
+
+    def labelled_items(self) -> list[dict]:
+        """Every image with a label file: `{"path", "file", "width", "height", "boxes", "reviewed"}`."""
+        items = []
+        for image in self.image_paths():
+            if not image.with_suffix(".txt").is_file():
+                continue
+            rel = self._rel(image)
+            state = self._state(rel, image)
+            items.append({"path": rel, "file": image, "width": state["width"],
+                          "height": state["height"], "boxes": state["boxes"],
+                          "reviewed": state["reviewed"]})
+        return items
+
+
+def _shipped_detector():
+    from vision.detector import get_detector
+
+    return get_detector()
