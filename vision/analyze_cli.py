@@ -48,7 +48,7 @@ def _fail(message: str, code: int = 2) -> int:
 
 
 def run_analyze(args) -> int:
-    from scoring import HandError
+    from scoring.errors import HandError
     from vision.analyze import RESULT_KEYS, analyze_rgb
     from vision.decode import ImageError, decode_image
     from vision.detector import ModelNotFoundError, get_detector
