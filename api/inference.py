@@ -37,29 +37,32 @@ class Inference:
         self._model_loaded = True
         return detector
 
-    def detect(self, data: bytes) -> dict[str, Any]:
-        """Tiles in the photo, boxes in pixels of the photo as shown (EXIF orientation applied)."""
+    def decode(self, data: bytes, max_side: int | None = None):
         from vision.decode import ImageError, decode_image
 
-        detector = self.detector()
         try:
-            rgb = decode_image(data, max_pixels=self.settings.max_pixels)
+            return decode_image(data, max_pixels=self.settings.max_pixels, max_side=max_side)
         except ImageError as exc:
             raise ApiError(exc.status, exc.code, exc.message) from None
+
+    def detect(self, data: bytes) -> dict[str, Any]:
+        """Tiles in the photo, boxes in pixels of the photo as shown (EXIF orientation applied)."""
+        rgb = self.decode(data)
         height, width = rgb.shape[:2]
-        return {"width": width, "height": height, "detections": detector.detect(rgb)}
+        return {"width": width, "height": height, "detections": self.detector().detect(rgb)}
 
     def analyze(self, data: bytes, context: dict[str, Any], rules: str) -> Annotated:
-        """The analysis of vision.analyze plus the annotated photo as JPEG bytes."""
-        from vision.analyze import analyze_image
+        """The analysis of vision.analyze, on the photo decoded at most `analysis_max_side`
+        pixels long (boxes are in pixels of that image, `image_size`), and the annotated
+        photo as JPEG bytes."""
+        import scoring
+        from vision.analyze import analyze_rgb
         from vision.annotate import annotate, encode_jpeg
-        from vision.decode import ImageError
 
-        self.detector()
+        rgb = self.decode(data, max_side=self.settings.analysis_max_side)
+        detector = self.detector()
         try:
-            analysis = analyze_image(data, context, rules)
-        except ImageError as exc:
-            raise ApiError(exc.status, exc.code, exc.message) from None
-        rgb = analysis.pop("image", None)
-        jpeg = encode_jpeg(annotate(rgb, analysis)) if rgb is not None else None
-        return Annotated(analysis, jpeg)
+            analysis = analyze_rgb(rgb, context, rules, detector)
+        except scoring.HandError as exc:
+            raise ApiError(422, exc.code, exc.message) from None
+        return Annotated(analysis, encode_jpeg(annotate(rgb, analysis)))

@@ -16,16 +16,17 @@ MIB = 1024 * 1024
 class Settings:
     max_upload_bytes: int = 20 * MIB     # an uploaded image larger than this: 413
     max_pixels: int = 50_000_000         # a decoded image with more pixels: 413
+    analysis_max_side: int = 2048        # photos are analysed and annotated at most this long
     inference_workers: int = 2           # analyses / detections running at once
     inference_queue: int = 16            # requests allowed to wait for a worker; more: 503
     image_store_size: int = 64           # annotated images kept for /api/v1/images/{id}.jpg
     model_dir: Path | None = None        # None: the shipped model in models/
-    default_rules: str = "mcr"
 
     ENV_PREFIX = "FANSHOT_"
 
     def __post_init__(self) -> None:
-        for name in ("max_upload_bytes", "max_pixels", "inference_workers", "image_store_size"):
+        for name in ("max_upload_bytes", "max_pixels", "analysis_max_side", "inference_workers",
+                     "image_store_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
         if self.inference_queue < 0:
@@ -42,8 +43,6 @@ class Settings:
                 continue
             if field.name == "model_dir":
                 values[field.name] = Path(raw)
-            elif field.name == "default_rules":
-                values[field.name] = raw
             else:
                 try:
                     values[field.name] = int(raw)

@@ -1,0 +1,50 @@
+"""Fixtures for the API tests: an app built with explicit settings, and a TestClient on it."""
+from __future__ import annotations
+
+import dataclasses
+import io
+import warnings
+
+import pytest
+from PIL import Image
+
+from api.app import create_app
+from api.settings import Settings
+
+with warnings.catch_warnings():  # starlette's httpx deprecation notice, not ours
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+
+def png_bytes(width: int = 32, height: int = 24, colour=(200, 30, 30)) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), colour).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def png():
+    """png(width, height) -> the bytes of a plain PNG image."""
+    return png_bytes
+
+
+@pytest.fixture
+def make_client():
+    """make_client(**settings) -> a TestClient on a fresh app; closed after the test."""
+    clients = []
+
+    def make(raise_server_exceptions: bool = True, **overrides) -> TestClient:
+        settings = dataclasses.replace(Settings(), **overrides)
+        client = TestClient(create_app(settings), raise_server_exceptions=raise_server_exceptions)
+        client.__enter__()
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.__exit__(None, None, None)
+
+
+@pytest.fixture
+def client(make_client):
+    return make_client()

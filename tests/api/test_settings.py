@@ -1,0 +1,28 @@
+import pytest
+
+from api.settings import Settings
+
+
+def test_defaults_when_environment_is_empty():
+    assert Settings.from_env({}) == Settings()
+
+
+def test_every_setting_reads_from_its_environment_variable(tmp_path):
+    settings = Settings.from_env({
+        "FANSHOT_MAX_UPLOAD_BYTES": "1000", "FANSHOT_MAX_PIXELS": "2000", "FANSHOT_ANALYSIS_MAX_SIDE": "640",
+        "FANSHOT_INFERENCE_WORKERS": "3", "FANSHOT_INFERENCE_QUEUE": "0", "FANSHOT_IMAGE_STORE_SIZE": "5",
+        "FANSHOT_MODEL_DIR": str(tmp_path),
+    })
+    assert settings == Settings(max_upload_bytes=1000, max_pixels=2000, analysis_max_side=640,
+                                inference_workers=3, inference_queue=0, image_store_size=5,
+                                model_dir=tmp_path)
+
+
+@pytest.mark.parametrize("env, message", [
+    ({"FANSHOT_MAX_UPLOAD_BYTES": "lots"}, "FANSHOT_MAX_UPLOAD_BYTES must be an integer"),
+    ({"FANSHOT_INFERENCE_WORKERS": "0"}, "inference_workers must be at least 1"),
+    ({"FANSHOT_INFERENCE_QUEUE": "-1"}, "inference_queue must be 0 or more"),
+])
+def test_bad_values_are_refused_with_the_variable_named(env, message):
+    with pytest.raises(ValueError, match=message):
+        Settings.from_env(env)

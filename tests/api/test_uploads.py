@@ -1,0 +1,93 @@
+"""Upload cap (413), pixel cap (413), not an image (415), broken image (422) on both photo routes."""
+import io
+
+import pytest
+from PIL import Image
+
+from api.app import FORM_OVERHEAD
+
+PHOTO_ROUTES = ["/api/v1/analyze", "/api/v1/detect"]
+
+
+def _error(response, status):
+    assert response.status_code == status, response.text
+    return response.json()["error"]
+
+
+@pytest.mark.parametrize("route", PHOTO_ROUTES)
+def test_an_upload_over_the_cap_is_a_413(make_client, route):
+    client = make_client(max_upload_bytes=1000)
+    response = client.post(route, files={"image": ("big.png", b"\0" * 1001, "image/png")})
+    assert _error(response, 413)["code"] == "upload_too_large"
+
+
+@pytest.mark.parametrize("route", PHOTO_ROUTES)
+def test_a_body_declared_over_the_cap_is_refused_before_it_is_read(make_client, route):
+    client = make_client(max_upload_bytes=1000)
+    body = b"x" * (1000 + FORM_OVERHEAD + 1)
+    response = client.post(route, content=body, headers={"content-type": "multipart/form-data; boundary=x"})
+    assert _error(response, 413)["code"] == "upload_too_large"
+    assert response.headers["connection"] == "close"
+
+
+def test_a_chunked_body_is_cut_off_at_the_cap(make_client):
+    client = make_client(max_upload_bytes=1000)
+    def chunks():
+        for _ in range(100):
+            yield b"y" * 4096
+
+    response = client.post("/api/v1/detect", content=chunks(),
+                           headers={"content-type": "multipart/form-data; boundary=x"})
+    assert "content-length" not in response.request.headers
+    assert _error(response, 413)["code"] == "upload_too_large"
+
+
+@pytest.mark.parametrize("route", PHOTO_ROUTES)
+def test_an_upload_that_declares_a_non_image_type_is_a_415(client, route):
+    response = client.post(route, files={"image": ("notes.txt", b"hello", "text/plain")})
+    assert _error(response, 415)["code"] == "not_an_image"
+
+
+@pytest.mark.parametrize("route", PHOTO_ROUTES)
+def test_bytes_that_are_no_image_are_a_415_even_when_called_image(client, route):
+    response = client.post(route, files={"image": ("photo.jpg", b"%PDF-1.7 not really", "image/jpeg")})
+    assert _error(response, 415)["code"] == "not_an_image"
+
+
+@pytest.mark.parametrize("route", PHOTO_ROUTES)
+def test_an_image_over_the_pixel_cap_is_a_413(make_client, png, route):
+    client = make_client(max_pixels=100 * 100)
+    response = client.post(route, files={"image": ("wide.png", png(101, 100), "image/png")})
+    error = _error(response, 413)
+    assert error["code"] == "too_many_pixels"
+    assert "10,100" in error["message"]
+
+
+@pytest.mark.parametrize("route", PHOTO_ROUTES)
+def test_a_truncated_image_is_a_422(client, route):
+    buffer = io.BytesIO()
+    Image.new("RGB", (64, 64), (10, 200, 10)).save(buffer, format="JPEG")
+    truncated = buffer.getvalue()[:300]
+    response = client.post(route, files={"image": ("cut.jpg", truncated, "image/jpeg")})
+    assert _error(response, 422)["code"] == "truncated"
+
+
+@pytest.mark.parametrize("route", PHOTO_ROUTES)
+def test_an_empty_upload_is_a_422(client, route):
+    response = client.post(route, files={"image": ("empty.jpg", b"", "image/jpeg")})
+    assert _error(response, 422)["code"] == "empty"
+
+
+@pytest.mark.parametrize("route", PHOTO_ROUTES)
+def test_a_request_without_the_image_field_is_a_422(client, route):
+    response = client.post(route, data={"rules": "mcr"})
+    error = _error(response, 422)
+    assert error["code"] == "invalid_request"
+    assert error["details"][0]["loc"] == ["body", "image"]
+
+
+def test_bad_context_fields_are_a_422_naming_the_field(client, png):
+    response = client.post("/api/v1/analyze", files={"image": ("a.png", png(), "image/png")},
+                           data={"seat_wind": "X"})
+    error = _error(response, 422)
+    assert error["details"][0]["loc"] == ["body", "seat_wind"]
