@@ -12,6 +12,7 @@ from fastapi.staticfiles import StaticFiles
 from .errors import install_handlers
 from .images import ImageStore
 from .inference import Inference
+from .label_routes import router as label_router
 from .middleware import AccessLogMiddleware, BodyLimitMiddleware
 from .pool import InferencePool
 from .routes import analyze, detect, health, images, rules, score
@@ -57,6 +58,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     for module in (health, rules, score, analyze, detect, images):
         app.include_router(module.router, prefix=API_PREFIX)
+    app.include_router(label_router)  # /label page, /api/v1/label/*, /labelstudio/* (api/label_routes.py)
 
     @app.get("/", include_in_schema=False)
     def phone_page() -> FileResponse:
