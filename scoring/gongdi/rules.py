@@ -7,7 +7,7 @@ set is partial and the scorer says "not covered" wherever a hand needs them.
 from __future__ import annotations
 
 NAME = "gongdi-1990"
-TITLE = {"zh": "1990年版工地麻将（算幡）", "en": "1990 工地 rules, scored in 幡"}
+TITLE = "工地 1990: the traditional 1990 工地 rules, scored in 幡 (partial)"
 UNIT = "幡"
 
 MIN_TO_WIN = 8     # 最低八幡才能胡牌
@@ -70,8 +70,3 @@ def settle(points: int) -> dict:
     total = min(points, CAP)
     return {"total": total, "meets_minimum": total >= MIN_TO_WIN, "capped": points > CAP}
 
-
-def fan_table() -> list[dict]:
-    """The 幡 items we have, as list_rulesets() shows them."""
-    return [{"name_zh": row["name_zh"], "name_en": row["name_en"], "points": row["points"],
-             "quote": row["quote"]} for row in LIMIT_HANDS]

@@ -1,0 +1,1045 @@
+"""The MCR fan calculator: decompositions, fan detection, exclusions.
+
+The algorithm follows the reference calculator (pymahjonggb 1.4.0, C++ by Jeff
+Wang, MIT licence) step for step, so that the `mcr-reference` rule set agrees
+with it hand for hand; the places where the `mcr` rule set follows the seed list
+instead are options of `Options` (see docs/rules.md).
+
+Tiles are the reference's integers (suit << 4 | rank, scoring.tiles); a pack is
+offer << 12 | type << 8 | tile, where offer 0 means concealed.  A fan table is
+a list indexed by fan id (scoring.fans) holding how many times each fan counts.
+
+Flow (as in the reference): special forms first (七对, 十三幺, 全不靠/七星不靠,
+组合龙 with the rest of the hand, 九莲宝灯), then every decomposition into four
+sets and a pair; each is scored and the highest total wins (不拆移: a
+decomposition is scored as a whole, tiles are never re-split between fans).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import fans as F
+
+CHOW, PUNG, KONG, PAIR = 1, 2, 3, 4
+SIZE = F.TABLE_SIZE
+ALL_TILES = tuple([0x11 + i for i in range(9)] + [0x21 + i for i in range(9)]
+                  + [0x31 + i for i in range(9)] + [0x41 + i for i in range(7)])
+TE, TS, TW, TN, TC, TF, TP = range(0x41, 0x48)
+THIRTEEN_ORPHANS = (0x11, 0x19, 0x21, 0x29, 0x31, 0x39, TE, TS, TW, TN, TC, TF, TP)
+KNITTED_STRAIGHTS = tuple(
+    tuple(sorted(base + r for base, ranks in zip((0x10, 0x20, 0x30), perm) for r in ranks))
+    for perm in (((1, 4, 7), (2, 5, 8), (3, 6, 9)), ((1, 4, 7), (3, 6, 9), (2, 5, 8)),
+                 ((2, 5, 8), (1, 4, 7), (3, 6, 9)), ((2, 5, 8), (3, 6, 9), (1, 4, 7)),
+                 ((3, 6, 9), (1, 4, 7), (2, 5, 8)), ((3, 6, 9), (2, 5, 8), (1, 4, 7))))
+GREEN = frozenset((0x22, 0x23, 0x24, 0x26, 0x28, TF))
+REVERSIBLE = frozenset((0x22, 0x24, 0x25, 0x26, 0x28, 0x29, 0x31, 0x32, 0x33, 0x34, 0x35, 0x38, 0x39, TP))
+TERMINALS = frozenset((0x11, 0x19, 0x21, 0x29, 0x31, 0x39))
+WINDS = frozenset((TE, TS, TW, TN))
+DRAGONS = frozenset((TC, TF, TP))
+HONORS = WINDS | DRAGONS
+TERMINALS_OR_HONORS = TERMINALS | HONORS
+
+WIN_SELF_DRAWN, WIN_LAST_TILE, WIN_KONG, WIN_WALL_LAST = 1, 2, 4, 8
+
+
+@dataclass(frozen=True)
+class Options:
+    """The knobs where rule sets differ (each documented in docs/rules.md)."""
+    concealed_and_melded_kong: bool = True   # 明暗杠 5 (reference) instead of 明杠 1 + 暗杠 2
+    seven_pairs_set_fans: bool = True        # 七对 combines with 绿一色, 字一色, 清幺九, 混幺九, 全大 ...
+    knitted_straight_body_waits: bool = True  # MIL: 边张/嵌张/单钓 may be read inside the 组合龙 body
+
+
+REFERENCE = Options()
+
+
+class NotWinning(Exception):
+    pass
+
+
+def make_pack(offer: int, kind: int, tile: int) -> int:
+    return offer << 12 | kind << 8 | tile
+
+
+def pack_type(pack: int) -> int:
+    return (pack >> 8) & 0xF
+
+
+def pack_tile(pack: int) -> int:
+    return pack & 0xFF
+
+
+def pack_melded(pack: int) -> bool:
+    return bool(pack & 0x3000)
+
+
+def is_numbered(t: int) -> bool:
+    return not (t & 0xC0)
+
+
+# ---------------------------------------------------------------- decomposition
+
+def _divide(table, fixed_cnt, step, prev_eigen, work, result) -> bool:
+    idx = step + fixed_cnt
+    if idx == 4:
+        for t in ALL_TILES:
+            if table[t] >= 2:
+                table[t] -= 2
+                if not any(table):
+                    table[t] += 2
+                    work[4] = (PAIR << 8) | t
+                    division = work[:fixed_cnt] + sorted(work[fixed_cnt:4]) + [work[4]]
+                    tail = division[fixed_cnt:4]
+                    if not any(d[fixed_cnt:4] == tail for d in result):
+                        result.append(division)
+                    return True
+                table[t] += 2
+        return False
+    ret = False
+    for t in ALL_TILES:
+        n = table[t]
+        if n < 1:
+            continue
+        if n > 2:
+            eigen = t << 16 | t << 8 | t
+            if eigen > prev_eigen:
+                work[idx] = (PUNG << 8) | t
+                table[t] -= 3
+                if _divide(table, fixed_cnt, step + 1, eigen, work, result):
+                    ret = True
+                table[t] += 3
+        if t < 0x40 and (t & 0xF) < 8 and table[t + 1] and table[t + 2]:
+            eigen = t << 16 | (t + 1) << 8 | (t + 2)
+            if eigen >= prev_eigen:
+                work[idx] = (CHOW << 8) | (t + 1)
+                table[t] -= 1
+                table[t + 1] -= 1
+                table[t + 2] -= 1
+                if _divide(table, fixed_cnt, step + 1, eigen, work, result):
+                    ret = True
+                table[t] += 1
+                table[t + 1] += 1
+                table[t + 2] += 1
+    return ret
+
+
+_DIVISION_CACHE: dict = {}
+
+
+def divisions_of(standing: list, fixed_packs: list) -> list:
+    """All decompositions of the standing tiles (win tile included) into sets and a pair."""
+    fixed_cnt = len(fixed_packs)
+    key = bytes(standing[0x11:0x48])
+    cached = _DIVISION_CACHE.get(key)
+    if cached is None:
+        result: list = []
+        if any(n > 1 for n in standing):
+            work = [0] * fixed_cnt + [0] * (5 - fixed_cnt)
+            _divide(list(standing), fixed_cnt, 0, 0, work, result)
+        cached = [d[fixed_cnt:] for d in result]
+        if len(_DIVISION_CACHE) > 200_000:
+            _DIVISION_CACHE.clear()
+        _DIVISION_CACHE[key] = cached
+    return [list(fixed_packs) + tail for tail in cached]
+
+
+# ---------------------------------------------------------------- waits
+
+def _pack_waiting(table, waiting) -> None:
+    for t in ALL_TILES:
+        n = table[t]
+        if n < 1:
+            continue
+        if n > 1:
+            waiting.add(t)
+            return
+        if t < 0x40:
+            r = t & 0xF
+            if r > 1 and table[t - 1]:
+                if r < 9:
+                    waiting.add(t + 1)
+                if r > 2:
+                    waiting.add(t - 2)
+                return
+            if r > 2 and table[t - 2]:
+                waiting.add(t - 1)
+                return
+
+
+def _regular_waiting(table, tile_cnt, prev_eigen, waiting) -> None:
+    if tile_cnt == 1:
+        for t in ALL_TILES:
+            if table[t] == 1:
+                waiting.add(t)
+                break
+        return
+    if tile_cnt == 4:
+        for t in ALL_TILES:
+            if table[t] < 2:
+                continue
+            table[t] -= 2
+            _pack_waiting(table, waiting)
+            table[t] += 2
+    for t in ALL_TILES:
+        n = table[t]
+        if n < 1:
+            continue
+        if n > 2:
+            eigen = t << 16 | t << 8 | t
+            if eigen > prev_eigen:
+                table[t] -= 3
+                _regular_waiting(table, tile_cnt - 3, eigen, waiting)
+                table[t] += 3
+        if t < 0x40 and (t & 0xF) < 8 and table[t + 1] and table[t + 2]:
+            eigen = t << 16 | (t + 1) << 8 | (t + 2)
+            if eigen >= prev_eigen:
+                table[t] -= 1
+                table[t + 1] -= 1
+                table[t + 2] -= 1
+                _regular_waiting(table, tile_cnt - 3, eigen, waiting)
+                table[t] += 1
+                table[t + 1] += 1
+                table[t + 2] += 1
+
+
+_WAIT_CACHE: dict = {}
+
+
+def is_unique_waiting(standing: list, tile_cnt: int, win_tile: int) -> bool:
+    """Whether the hand before the win waited on one tile kind only (独听)."""
+    key = (bytes(standing[0x11:0x48]), win_tile)
+    cached = _WAIT_CACHE.get(key)
+    if cached is not None:
+        return cached
+    table = list(standing)
+    table[win_tile] -= 1
+    waiting: set = set()
+    if tile_cnt == 13:
+        pairs = 0
+        for t in ALL_TILES:
+            n = table[t]
+            if n == 2 or n == 3:
+                pairs += 1
+            elif n == 4:
+                pairs += 2
+        if pairs == 6:
+            for t in ALL_TILES:
+                if table[t] == 1 or table[t] == 3:
+                    waiting.add(t)
+                    break
+    _regular_waiting(table, tile_cnt, 0, waiting)
+    result = len(waiting) == 1
+    if len(_WAIT_CACHE) > 200_000:
+        _WAIT_CACHE.clear()
+    _WAIT_CACHE[key] = result
+    return result
+
+
+# ---------------------------------------------------------------- set fans
+
+def _shifted_1_unordered(r0, r1, r2) -> bool:
+    lo = min(r0, r1, r2)
+    return sorted((r0, r1, r2)) == [lo, lo + 1, lo + 2]
+
+
+def _four_chows_fan(t0, t1, t2, t3) -> int:
+    if t0 + 2 == t1 and t1 + 2 == t2 and t2 + 2 == t3:
+        return F.FOUR_PURE_SHIFTED_CHOWS
+    if t0 + 1 == t1 and t1 + 1 == t2 and t2 + 1 == t3:
+        return F.FOUR_PURE_SHIFTED_CHOWS
+    if t0 == t1 == t2 == t3:
+        return F.QUADRUPLE_CHOW
+    return 0
+
+
+def _three_chows_fan(t0, t1, t2) -> int:
+    s0, s1, s2 = t0 >> 4, t1 >> 4, t2 >> 4
+    r0, r1, r2 = t0 & 0xF, t1 & 0xF, t2 & 0xF
+    if s0 != s1 and s0 != s2 and s1 != s2:
+        if _shifted_1_unordered(r0, r1, r2):
+            return F.MIXED_SHIFTED_CHOWS
+        if r0 == r1 == r2:
+            return F.MIXED_TRIPLE_CHOW
+        if sorted((r0, r1, r2)) == [2, 5, 8]:
+            return F.MIXED_STRAIGHT
+    else:
+        if t0 + 3 == t1 and t1 + 3 == t2:
+            return F.PURE_STRAIGHT
+        if t0 + 2 == t1 and t1 + 2 == t2:
+            return F.PURE_SHIFTED_CHOWS
+        if t0 + 1 == t1 and t1 + 1 == t2:
+            return F.PURE_SHIFTED_CHOWS
+        if t0 == t1 == t2:
+            return F.PURE_TRIPLE_CHOW
+    return 0
+
+
+def two_chows_fan(t0, t1) -> int:
+    if (t0 & 0xF0) != (t1 & 0xF0):
+        if (t0 & 0xCF) == (t1 & 0xCF):
+            return F.MIXED_DOUBLE_CHOW
+    else:
+        if t0 + 3 == t1 or t1 + 3 == t0:
+            return F.SHORT_STRAIGHT
+        r0, r1 = t0 & 0xF, t1 & 0xF
+        if (r0 == 2 and r1 == 8) or (r0 == 8 and r1 == 2):
+            return F.TWO_TERMINAL_CHOWS
+        if t0 == t1:
+            return F.PURE_DOUBLE_CHOW
+    return 0
+
+
+def _four_pungs_fan(t0, t1, t2, t3) -> int:
+    if is_numbered(t0) and t0 + 1 == t1 and t1 + 1 == t2 and t2 + 1 == t3:
+        return F.FOUR_PURE_SHIFTED_PUNGS
+    if (t0, t1, t2, t3) == (TE, TS, TW, TN):
+        return F.BIG_FOUR_WINDS
+    return 0
+
+
+def _three_pungs_fan(t0, t1, t2) -> int:
+    if is_numbered(t0) and is_numbered(t1) and is_numbered(t2):
+        s0, s1, s2 = t0 >> 4, t1 >> 4, t2 >> 4
+        r0, r1, r2 = t0 & 0xF, t1 & 0xF, t2 & 0xF
+        if s0 != s1 and s0 != s2 and s1 != s2:
+            if _shifted_1_unordered(r0, r1, r2):
+                return F.MIXED_SHIFTED_PUNGS
+            if r0 == r1 == r2:
+                return F.TRIPLE_PUNG
+        elif t0 + 1 == t1 and t1 + 1 == t2:
+            return F.PURE_SHIFTED_PUNGS
+    else:
+        if (t0, t1, t2) in ((TE, TS, TW), (TE, TS, TN), (TE, TW, TN), (TS, TW, TN)):
+            return F.BIG_THREE_WINDS
+        if (t0, t1, t2) == (TC, TF, TP):
+            return F.BIG_THREE_DRAGONS
+    return 0
+
+
+def two_pungs_fan(t0, t1) -> int:
+    if is_numbered(t0) and is_numbered(t1):
+        if (t0 & 0xCF) == (t1 & 0xCF):
+            return F.DOUBLE_PUNG
+    elif t0 in DRAGONS and t1 in DRAGONS:
+        return F.TWO_DRAGONS_PUNGS
+    return 0
+
+
+def _one_chow_extra_fan(t0, t1, t2, extra) -> int:
+    found = (two_chows_fan(t0, extra), two_chows_fan(t1, extra), two_chows_fan(t2, extra))
+    for fan in (F.PURE_DOUBLE_CHOW, F.MIXED_DOUBLE_CHOW, F.SHORT_STRAIGHT, F.TWO_TERMINAL_CHOWS):
+        if fan in found:
+            return fan
+    return 0
+
+
+def _exclusionary_rule(all_fans, max_cnt, table) -> None:
+    """套算一次 (account once): each chow combines into at most one small chow-pair fan
+    with any other chow; keep at most max_cnt of them, dropping the cheapest kinds first."""
+    counts = [0, 0, 0, 0]
+    cnt = 0
+    for fan in all_fans:
+        if fan:
+            cnt += 1
+            counts[fan - F.PURE_DOUBLE_CHOW] += 1
+    limit = 1
+    while cnt > max_cnt and limit >= 0:
+        idx = 4
+        while cnt > max_cnt and idx > 0:
+            idx -= 1
+            while counts[idx] > limit and cnt > max_cnt:
+                counts[idx] -= 1
+                cnt -= 1
+        limit -= 1
+    table[F.PURE_DOUBLE_CHOW] = counts[0]
+    table[F.MIXED_DOUBLE_CHOW] = counts[1]
+    table[F.SHORT_STRAIGHT] = counts[2]
+    table[F.TWO_TERMINAL_CHOWS] = counts[3]
+
+
+def _three_of_four_chows(t0, t1, t2, extra, table) -> bool:
+    fan = _three_chows_fan(t0, t1, t2)
+    if fan:
+        table[fan] = 1
+        fan = _one_chow_extra_fan(t0, t1, t2, extra)
+        if fan:
+            table[fan] = 1
+        return True
+    return False
+
+
+def _four_chows(m, table) -> None:
+    fan = _four_chows_fan(*m)
+    if fan:
+        table[fan] = 1
+        return
+    if (_three_of_four_chows(m[0], m[1], m[2], m[3], table) or _three_of_four_chows(m[0], m[1], m[3], m[2], table)
+            or _three_of_four_chows(m[0], m[2], m[3], m[1], table) or _three_of_four_chows(m[1], m[2], m[3], m[0], table)):
+        return
+    a = [two_chows_fan(m[0], m[1]), two_chows_fan(m[0], m[2]), two_chows_fan(m[0], m[3]),
+         two_chows_fan(m[1], m[2]), two_chows_fan(m[1], m[3]), two_chows_fan(m[2], m[3])]
+    max_cnt = 3
+    if not (a[0] or a[1] or a[2]):
+        max_cnt -= 1
+    if not (a[0] or a[3] or a[4]):
+        max_cnt -= 1
+    if not (a[1] or a[3] or a[5]):
+        max_cnt -= 1
+    if not (a[2] or a[4] or a[5]):
+        max_cnt -= 1
+    if max_cnt > 0:
+        _exclusionary_rule(a, max_cnt, table)
+
+
+def _three_chows(m, table) -> None:
+    fan = _three_chows_fan(*m)
+    if fan:
+        table[fan] = 1
+        return
+    _exclusionary_rule([two_chows_fan(m[0], m[1]), two_chows_fan(m[0], m[2]), two_chows_fan(m[1], m[2])], 2, table)
+
+
+def _kongs(concealed_pungs, melded_kongs, concealed_kongs, table, opts: Options) -> None:
+    kongs = melded_kongs + concealed_kongs
+    if kongs == 0:
+        if concealed_pungs == 2:
+            table[F.TWO_CONCEALED_PUNGS] = 1
+        elif concealed_pungs == 3:
+            table[F.THREE_CONCEALED_PUNGS] = 1
+        elif concealed_pungs == 4:
+            table[F.FOUR_CONCEALED_PUNGS] = 1
+    elif kongs == 1:
+        if melded_kongs == 1:
+            table[F.MELDED_KONG] = 1
+            if concealed_pungs == 2:
+                table[F.TWO_CONCEALED_PUNGS] = 1
+            elif concealed_pungs == 3:
+                table[F.THREE_CONCEALED_PUNGS] = 1
+        else:
+            table[F.CONCEALED_KONG] = 1
+            if concealed_pungs == 1:
+                table[F.TWO_CONCEALED_PUNGS] = 1
+            elif concealed_pungs == 2:
+                table[F.THREE_CONCEALED_PUNGS] = 1
+            elif concealed_pungs == 3:
+                table[F.FOUR_CONCEALED_PUNGS] = 1
+    elif kongs == 2:
+        if concealed_kongs == 0:
+            table[F.TWO_MELDED_KONGS] = 1
+            if concealed_pungs == 2:
+                table[F.TWO_CONCEALED_PUNGS] = 1
+        elif concealed_kongs == 1:
+            if opts.concealed_and_melded_kong:
+                table[F.CONCEALED_KONG_AND_MELDED_KONG] = 1
+            else:
+                table[F.MELDED_KONG] = 1
+                table[F.CONCEALED_KONG] = 1
+            if concealed_pungs == 1:
+                table[F.TWO_CONCEALED_PUNGS] = 1
+            elif concealed_pungs == 2:
+                table[F.THREE_CONCEALED_PUNGS] = 1
+        else:
+            table[F.TWO_CONCEALED_KONGS] = 1
+            if concealed_pungs == 1:
+                table[F.THREE_CONCEALED_PUNGS] = 1
+            elif concealed_pungs == 2:
+                table[F.FOUR_CONCEALED_PUNGS] = 1
+    elif kongs == 3:
+        table[F.THREE_KONGS] = 1
+        if concealed_kongs == 1:
+            if concealed_pungs > 0:
+                table[F.TWO_CONCEALED_PUNGS] = 1
+        elif concealed_kongs == 2:
+            table[F.TWO_CONCEALED_PUNGS if concealed_pungs == 0 else F.THREE_CONCEALED_PUNGS] = 1
+        elif concealed_kongs == 3:
+            table[F.THREE_CONCEALED_PUNGS if concealed_pungs == 0 else F.FOUR_CONCEALED_PUNGS] = 1
+    else:
+        table[F.FOUR_KONGS] = 1
+        if concealed_kongs == 2:
+            table[F.TWO_CONCEALED_PUNGS] = 1
+        elif concealed_kongs == 3:
+            table[F.THREE_CONCEALED_PUNGS] = 1
+        elif concealed_kongs == 4:
+            table[F.FOUR_CONCEALED_PUNGS] = 1
+
+
+def _four_pungs(m, table) -> None:
+    fan = _four_pungs_fan(*m)
+    if fan:
+        table[fan] = 1
+        return
+    free = -1
+    for a, b, c, rest in ((0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0)):
+        fan = _three_pungs_fan(m[a], m[b], m[c])
+        if fan:
+            table[fan] = 1
+            free = rest
+            break
+    if free >= 0:
+        for i in range(4):
+            if i == free:
+                continue
+            fan = two_pungs_fan(m[i], m[free])
+            if fan:
+                table[fan] += 1
+                break
+        return
+    for i, j in ((0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)):
+        fan = two_pungs_fan(m[i], m[j])
+        if fan:
+            table[fan] += 1
+
+
+def _three_pungs(m, table) -> None:
+    fan = _three_pungs_fan(*m)
+    if fan:
+        table[fan] = 1
+        return
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        fan = two_pungs_fan(m[i], m[j])
+        if fan:
+            table[fan] += 1
+
+
+def _pure_terminal_chows(chows, pair_tile) -> bool:
+    if pair_tile & 0xF != 5:
+        return False
+    c123 = c789 = 0
+    for c in chows:
+        if c >> 4 != pair_tile >> 4:
+            return False
+        r = c & 0xF
+        if r == 2:
+            c123 += 1
+        elif r == 8:
+            c789 += 1
+        else:
+            return False
+    return c123 == 2 and c789 == 2
+
+
+def _three_suited_terminal_chows(chows, pair_tile) -> bool:
+    if pair_tile & 0xF != 5 or not is_numbered(pair_tile):
+        return False
+    s123 = [0] * 5
+    s789 = [0] * 5
+    ps = pair_tile >> 4
+    for c in chows:
+        s = c >> 4
+        if s == ps:
+            return False
+        r = c & 0xF
+        if r == 2:
+            s123[s] += 1
+        elif r == 8:
+            s789[s] += 1
+        else:
+            return False
+    others = [s for s in (1, 2, 3) if s != ps]
+    return all(s123[s] and s789[s] for s in others)
+
+
+# ---------------------------------------------------------------- whole-hand traits
+
+def _adjust_by_win_flag(win_flag, table) -> None:
+    if win_flag & WIN_LAST_TILE:
+        table[F.LAST_TILE] = 1
+    if win_flag & WIN_SELF_DRAWN:
+        table[F.SELF_DRAWN] = 1
+        if win_flag & WIN_WALL_LAST:
+            table[F.LAST_TILE_DRAW] = 1
+            table[F.SELF_DRAWN] = 0
+        if win_flag & WIN_KONG:
+            table[F.OUT_WITH_REPLACEMENT_TILE] = 1
+            table[F.SELF_DRAWN] = 0
+    else:
+        if win_flag & WIN_WALL_LAST:
+            table[F.LAST_TILE_CLAIM] = 1
+        if win_flag & WIN_KONG:
+            table[F.ROBBING_THE_KONG] = 1
+            table[F.LAST_TILE] = 0
+
+
+def _adjust_by_self_drawn(packs, fixed_cnt, self_drawn, table) -> None:
+    melded = sum(1 for p in packs[:fixed_cnt] if p & 0x3000)
+    if melded == 0:
+        table[F.FULLY_CONCEALED_HAND if self_drawn else F.CONCEALED_HAND] = 1
+    elif melded == 4:
+        table[F.SELF_DRAWN if self_drawn else F.MELDED_HAND] = 1
+    elif self_drawn:
+        table[F.SELF_DRAWN] = 1
+
+
+def _adjust_by_pair_tile(pair_tile, chow_cnt, table) -> None:
+    if chow_cnt == 4:
+        if is_numbered(pair_tile):
+            table[F.ALL_CHOWS] = 1
+        return
+    if table[F.TWO_DRAGONS_PUNGS]:
+        if pair_tile in DRAGONS:
+            table[F.LITTLE_THREE_DRAGONS] = 1
+            table[F.TWO_DRAGONS_PUNGS] = 0
+        return
+    if table[F.BIG_THREE_WINDS]:
+        if pair_tile in WINDS:
+            table[F.LITTLE_FOUR_WINDS] = 1
+            table[F.BIG_THREE_WINDS] = 0
+
+
+def _adjust_by_suits(unique, table) -> None:
+    flag = 0
+    for t in unique:
+        flag |= 1 << (t >> 4)
+    if not flag & 0xF1:
+        table[F.NO_HONORS] = 1
+    voided = (not flag & 0xE3) + (not flag & 0xE5) + (not flag & 0xE9)
+    table[F.ONE_VOIDED_SUIT] += voided
+    if table[F.ONE_VOIDED_SUIT] == 2:
+        table[F.ONE_VOIDED_SUIT] = 0
+        if table[F.NO_HONORS] == 0:
+            table[F.HALF_FLUSH] = 1
+        else:
+            table[F.FULL_FLUSH] = 1
+            table[F.NO_HONORS] = 0
+    if flag == 0x1E:
+        if any(t in WINDS for t in unique) and any(t in DRAGONS for t in unique):
+            table[F.ALL_TYPES] = 1
+
+
+def _adjust_by_rank_range(unique, table) -> None:
+    flag = 0
+    for t in unique:
+        if t & 0xC0:
+            return
+        flag |= 1 << (t & 0xF)
+    if not flag & 0xFFE1:
+        table[F.LOWER_FOUR if flag & 0x10 else F.LOWER_TILES] = 1
+    elif not flag & 0xFC3F:
+        table[F.UPPER_FOUR if flag & 0x40 else F.UPPER_TILES] = 1
+    elif not flag & 0xFF8F:
+        table[F.MIDDLE_TILES] = 1
+
+
+def _adjust_by_packs_traits(packs, table) -> None:
+    terminal = honor = five = even = 0
+    for p in packs:
+        t = p & 0xFF
+        if t & 0xC0:
+            honor += 1
+            continue
+        r = t & 0xF
+        if (p >> 8) & 0xF == CHOW:
+            if r == 2 or r == 8:
+                terminal += 1
+            elif 4 <= r <= 6:
+                five += 1
+        else:
+            if r == 1 or r == 9:
+                terminal += 1
+            elif r == 5:
+                five += 1
+            elif r in (2, 4, 6, 8):
+                even += 1
+    if terminal + honor == 5:
+        table[F.OUTSIDE_HAND] = 1
+    elif five == 5:
+        table[F.ALL_FIVE] = 1
+    elif even == 5:
+        table[F.ALL_EVEN_PUNGS] = 1
+
+
+def _adjust_by_tiles_traits(unique, table, set_fans: bool = True) -> None:
+    if not any(t in TERMINALS_OR_HONORS for t in unique):
+        table[F.ALL_SIMPLES] = 1
+    if all(t in REVERSIBLE for t in unique):
+        table[F.REVERSIBLE_TILES] = 1
+    if not set_fans:
+        return
+    if all(t in GREEN for t in unique):
+        table[F.ALL_GREEN] = 1
+    if table[F.ALL_SIMPLES]:
+        return
+    if all(t in HONORS for t in unique):
+        table[F.ALL_HONORS] = 1
+        return
+    if all(t in TERMINALS for t in unique):
+        table[F.ALL_TERMINALS] = 1
+        return
+    if all(t in TERMINALS_OR_HONORS for t in unique):
+        table[F.ALL_TERMINALS_AND_HONORS] = 1
+
+
+def _adjust_by_waiting_form(concealed_packs, win_tile, table) -> None:
+    if table[F.MELDED_HAND] or table[F.FOUR_KONGS]:
+        return
+    pos = 0
+    for p in concealed_packs:
+        kind = (p >> 8) & 0xF
+        t = p & 0xFF
+        if kind == CHOW:
+            if t == win_tile:
+                pos |= 2
+            elif t + 1 == win_tile or t - 1 == win_tile:
+                pos |= 1
+        elif kind == PAIR and t == win_tile:
+            pos |= 4
+    if pos & 1:
+        table[F.EDGE_WAIT] = 1
+    elif pos & 2:
+        table[F.CLOSED_WAIT] = 1
+    elif pos & 4:
+        table[F.SINGLE_WAIT] = 1
+
+
+_EXCLUDES = tuple((f.id, tuple(F.BY_KEY[k].id for k in f.excludes)) for f in F.FANS
+                  if f.excludes or f.id == F.BIG_THREE_WINDS)
+
+
+def apply_exclusions(table) -> None:
+    """不重复 / 不计: drop every fan a present fan excludes, in fan-id order (data: scoring.fans)."""
+    for fan_id, excluded in _EXCLUDES:
+        if not table[fan_id]:
+            continue
+        if fan_id == F.FOUR_CONCEALED_PUNGS and table[F.FULLY_CONCEALED_HAND]:
+            # 四暗刻 implies 门前清 but not the self-draw: 不求人 falls back to 自摸
+            table[F.SELF_DRAWN] = 1
+        for other in excluded:
+            table[other] = 0
+        if fan_id == F.BIG_THREE_WINDS and not table[F.ALL_HONORS] and not table[F.ALL_TERMINALS_AND_HONORS]:
+            # 套算一次: the three wind pungs of 三风刻 do not also count as 幺九刻
+            table[F.PUNG_OF_TERMINALS_OR_HONORS] -= 3
+
+
+def _adjust_by_winds(tile, prevalent, seat, table) -> None:
+    deducted = (table[F.BIG_THREE_WINDS] or table[F.ALL_TERMINALS_AND_HONORS] or table[F.ALL_HONORS]
+                or table[F.LITTLE_FOUR_WINDS])
+    delta = tile - TE
+    if delta == prevalent:
+        table[F.PREVALENT_WIND] = 1
+        if not deducted:
+            table[F.PUNG_OF_TERMINALS_OR_HONORS] -= 1
+    if delta == seat:
+        table[F.SEAT_WIND] = 1
+        if seat != prevalent and not deducted:
+            table[F.PUNG_OF_TERMINALS_OR_HONORS] -= 1
+
+
+# ---------------------------------------------------------------- regular hands
+
+def _regular_fan(packs, fixed_cnt, merged, unique, win_tile, win_flag, prevalent, seat,
+                 unique_waiting, opts: Options, table) -> None:
+    pair_tile = 0
+    chows: list = []
+    pungs: list = []
+    concealed_pungs = melded_kongs = concealed_kongs = 0
+    for p in packs:
+        kind = (p >> 8) & 0xF
+        if kind == CHOW:
+            chows.append(p)
+        elif kind == PUNG:
+            pungs.append(p)
+            if not p & 0x3000:
+                concealed_pungs += 1
+        elif kind == KONG:
+            pungs.append(p)
+            if p & 0x3000:
+                melded_kongs += 1
+            else:
+                concealed_kongs += 1
+        else:
+            pair_tile = p & 0xFF
+    _adjust_by_win_flag(win_flag, table)
+    if not win_flag & WIN_SELF_DRAWN:
+        # a pung completed by a discard is not concealed, unless a concealed chow could take the tile
+        if not any(not c & 0x3000 and (c & 0xFF) - 1 <= win_tile <= (c & 0xFF) + 1 for c in chows):
+            for p in pungs:
+                if p & 0xFF == win_tile and not p & 0x3000:
+                    concealed_pungs -= 1
+    if pungs:
+        _kongs(concealed_pungs, melded_kongs, concealed_kongs, table, opts)
+        if len(pungs) == 4 and not table[F.FOUR_KONGS] and not table[F.FOUR_CONCEALED_PUNGS]:
+            table[F.ALL_PUNGS] = 1
+        for p in pungs:
+            t = p & 0xFF
+            if t in DRAGONS:
+                table[F.DRAGON_PUNG] += 1
+            elif t in TERMINALS or t in WINDS:
+                table[F.PUNG_OF_TERMINALS_OR_HONORS] += 1
+    chow_cnt = len(chows)
+    if chow_cnt == 4:
+        mids = [c & 0xFF for c in chows]
+        if _three_suited_terminal_chows(mids, pair_tile):
+            table[F.THREE_SUITED_TERMINAL_CHOWS] = 1
+        elif _pure_terminal_chows(mids, pair_tile):
+            table[F.PURE_TERMINAL_CHOWS] = 1
+        else:
+            _four_chows(sorted(mids), table)
+    elif chow_cnt == 3:
+        _three_chows(sorted(c & 0xFF for c in chows), table)
+    elif chow_cnt == 2:
+        fan = two_chows_fan(chows[0] & 0xFF, chows[1] & 0xFF)
+        if fan:
+            table[fan] += 1
+        fan = two_pungs_fan(pungs[0] & 0xFF, pungs[1] & 0xFF)
+        if fan:
+            table[fan] += 1
+    elif chow_cnt == 1:
+        _three_pungs(sorted(p & 0xFF for p in pungs), table)
+    else:
+        _four_pungs(sorted(p & 0xFF for p in pungs), table)
+    _adjust_by_self_drawn(packs, fixed_cnt, bool(win_flag & WIN_SELF_DRAWN), table)
+    _adjust_by_pair_tile(pair_tile, chow_cnt, table)
+    _adjust_by_packs_traits(packs, table)
+    _adjust_by_suits(unique, table)
+    _adjust_by_tiles_traits(unique, table)
+    _adjust_by_rank_range(unique, table)
+    if not table[F.QUADRUPLE_CHOW]:
+        table[F.TILE_HOG] = sum(1 for t in unique if merged[t] == 4) - melded_kongs - concealed_kongs
+    if unique_waiting:
+        _adjust_by_waiting_form(packs[fixed_cnt:], win_tile, table)
+    apply_exclusions(table)
+    if not table[F.BIG_FOUR_WINDS]:
+        for p in pungs:
+            t = p & 0xFF
+            if t in WINDS:
+                _adjust_by_winds(t, prevalent, seat, table)
+    if not any(table):
+        table[F.CHICKEN_HAND] = 1
+
+
+# ---------------------------------------------------------------- special forms
+
+def _knitted_straight_fan(fixed_packs, fixed_table, standing, win_tile, win_flag, prevalent, seat,
+                          opts: Options, table):
+    """组合龙 with one more set and a pair (门清 or with one meld); returns the packs or None."""
+    if not any(n > 1 for n in standing):
+        return None
+    seq = next((s for s in KNITTED_STRAIGHTS if all(standing[t] for t in s)), None)
+    if seq is None:
+        return None
+    rest = list(standing)
+    for t in seq:
+        rest[t] -= 1
+    fixed_cnt = len(fixed_packs)
+    work = [0, 0, 0, 0, 0]
+    if fixed_cnt == 1:
+        work[3] = fixed_packs[0]
+    result: list = []
+    _divide(rest, fixed_cnt + 3, 0, 0, work, result)
+    if len(result) != 1:
+        return None
+    packs = result[0]
+    other = packs[3]
+    pair_tile = packs[4] & 0xFF
+    table[F.KNITTED_STRAIGHT] = 1
+    other_type = (other >> 8) & 0xF
+    if other_type == CHOW:
+        if is_numbered(pair_tile):
+            table[F.ALL_CHOWS] = 1
+        if fixed_table[pair_tile] + standing[pair_tile] == 4:
+            table[F.TILE_HOG] = 1
+    else:
+        t = other & 0xFF
+        if t in HONORS:
+            if t in WINDS:
+                table[F.PUNG_OF_TERMINALS_OR_HONORS] = 1
+                _adjust_by_winds(t, prevalent, seat, table)
+                if pair_tile in DRAGONS:
+                    table[F.ALL_TYPES] = 1
+            else:
+                table[F.DRAGON_PUNG] = 1
+                if pair_tile in WINDS:
+                    table[F.ALL_TYPES] = 1
+        else:
+            if t in TERMINALS:
+                table[F.PUNG_OF_TERMINALS_OR_HONORS] = 1
+            if pair_tile not in HONORS:
+                table[F.NO_HONORS] = 1
+            if other_type != KONG and fixed_table[t] + standing[t] == 4:
+                table[F.TILE_HOG] = 1
+    _adjust_by_win_flag(win_flag, table)
+    if other & 0x3000:
+        if other_type == KONG:
+            table[F.MELDED_KONG] = 1
+    else:
+        if other_type == KONG:
+            table[F.CONCEALED_KONG] = 1
+        if win_flag & WIN_SELF_DRAWN:
+            table[F.FULLY_CONCEALED_HAND] = 1
+            table[F.SELF_DRAWN] = 0
+        else:
+            table[F.CONCEALED_HAND] = 1
+    in_body = win_tile in seq
+    if fixed_cnt == 0:
+        if (opts.knitted_straight_body_waits or not in_body) and rest[win_tile]:
+            if is_unique_waiting(rest, 4, win_tile):
+                _adjust_by_waiting_form(packs[3:5], win_tile, table)
+    elif not in_body:
+        table[F.SINGLE_WAIT] = 1
+    elif opts.knitted_straight_body_waits and standing[win_tile] == 3:
+        table[F.SINGLE_WAIT] = 1
+    apply_exclusions(table)
+    return {"form": "knitted_straight", "knitted": seq, "packs": packs[3:5]}
+
+
+def _seven_shifted_pairs(standing, suit) -> bool:
+    if suit == 4:
+        return False
+    t3 = (suit << 4) | 3
+    if all(standing[t3 + i] == 2 for i in range(5)):
+        if standing[t3 - 1] == 2:
+            return standing[t3 - 2] == 2 or standing[t3 + 5] == 2
+        return standing[t3 + 5] == 2 and standing[t3 + 6] == 2
+    return False
+
+
+def _special_form_fan(standing, win_tile, unique, win_flag, opts: Options, table):
+    if all(n % 2 == 0 for n in standing):
+        suit = win_tile >> 4
+        if _seven_shifted_pairs(standing, suit):
+            table[F.SEVEN_SHIFTED_PAIRS] = 1
+            if standing[(suit << 4) | 1] == 0 and standing[(suit << 4) | 9] == 0:
+                table[F.ALL_SIMPLES] = 1
+            _adjust_by_win_flag(win_flag, table)
+            return {"form": "seven_shifted_pairs"}
+        table[F.SEVEN_PAIRS] = 1
+        _adjust_by_suits(unique, table)
+        if not opts.seven_pairs_set_fans and table[F.ONE_VOIDED_SUIT] == 3:
+            table[F.ONE_VOIDED_SUIT] = 0   # seven pairs of honours: no suit at all is not 缺一门
+        _adjust_by_tiles_traits(unique, table, opts.seven_pairs_set_fans)
+        if opts.seven_pairs_set_fans:
+            _adjust_by_rank_range(unique, table)
+        table[F.TILE_HOG] = sum(1 for t in unique if standing[t] == 4)
+        _adjust_by_win_flag(win_flag, table)
+        apply_exclusions(table)
+        return {"form": "seven_pairs"}
+    n = len(unique)
+    if n == 14:
+        numbered = [t for t in unique if not t & 0xC0]
+        honors = [t for t in unique if t & 0xC0]
+        if 7 <= len(numbered) <= 9 and any(set(numbered) <= set(s) for s in KNITTED_STRAIGHTS):
+            if len(numbered) == 7:   # all seven honours present
+                table[F.GREATER_HONORS_AND_KNITTED_TILES] = 1
+            else:
+                table[F.LESSER_HONORS_AND_KNITTED_TILES] = 1
+                if len(numbered) == 9:
+                    table[F.KNITTED_STRAIGHT] = 1
+            _adjust_by_win_flag(win_flag, table)
+            return {"form": "honors_and_knitted"}
+        del honors
+    if n == 13 and tuple(unique) == THIRTEEN_ORPHANS_SORTED:
+        table[F.THIRTEEN_ORPHANS] = 1
+        _adjust_by_win_flag(win_flag, table)
+        return {"form": "thirteen_orphans"}
+    return None
+
+
+THIRTEEN_ORPHANS_SORTED = tuple(sorted(THIRTEEN_ORPHANS))
+
+
+def _nine_gates_fan(standing, win_tile, win_flag, table):
+    s = win_tile >> 4
+    if s > 3:
+        return None
+    r = win_tile & 0xF
+    base = s << 4
+    one, nine = base | 1, base | 9
+    if r == 1 or r == 9:
+        if standing[win_tile] != 4 or standing[nine if r == 1 else one] != 3 or \
+                any(standing[base | k] != 1 for k in range(2, 9)):
+            return None
+    else:
+        if standing[win_tile] != 2 or standing[one] != 3 or standing[nine] != 3 or \
+                any(standing[base | k] != 1 for k in range(2, 9) if k != r):
+            return None
+    table[F.NINE_GATES] = 1
+    if r in (1, 9):
+        table[F.PURE_STRAIGHT] = 1
+        table[F.TILE_HOG] = 1
+    elif r in (2, 8):
+        table[F.TWO_CONCEALED_PUNGS] = 1
+        table[F.SHORT_STRAIGHT] = 1
+        table[F.PUNG_OF_TERMINALS_OR_HONORS] = 1
+    elif r == 5:
+        table[F.TWO_CONCEALED_PUNGS] = 1
+        table[F.PUNG_OF_TERMINALS_OR_HONORS] = 1
+    else:
+        table[F.SHORT_STRAIGHT] = 1
+    _adjust_by_win_flag(win_flag, table)
+    return {"form": "nine_gates"}
+
+
+# ---------------------------------------------------------------- entry point
+
+_VALUES = None
+
+
+def calculate(fixed_packs: list, standing_tiles: list, win_tile: int, win_flag: int,
+              prevalent: int, seat: int, opts: Options = REFERENCE, values=None):
+    """Score a hand. Returns (fan table, explanation dict with 'form' and 'packs').
+
+    fixed_packs: packs of the melds (concealed kongs with offer 0); standing_tiles: the
+    concealed tiles without the winning tile; values: points per fan id (default: the table).
+    Raises NotWinning.
+    """
+    fixed_cnt = len(fixed_packs)
+    fixed_table = [0] * 0x48
+    for p in fixed_packs:
+        t = p & 0xFF
+        kind = (p >> 8) & 0xF
+        if kind == CHOW:
+            fixed_table[t - 1] += 1
+            fixed_table[t] += 1
+            fixed_table[t + 1] += 1
+        else:
+            fixed_table[t] += 4 if kind == KONG else 3
+    standing = [0] * 0x48
+    for t in standing_tiles:
+        standing[t] += 1
+    standing[win_tile] += 1
+    unique = [t for t in ALL_TILES if fixed_table[t] or standing[t]]
+    if standing[win_tile] != 1:
+        win_flag &= ~WIN_LAST_TILE
+    if fixed_table[win_tile] == 3:
+        win_flag |= WIN_LAST_TILE
+    if win_flag & WIN_KONG:
+        if win_flag & WIN_SELF_DRAWN:
+            if not any((p >> 8) & 0xF == KONG for p in fixed_packs):
+                win_flag &= ~WIN_KONG
+        elif fixed_table[win_tile] or standing[win_tile] != 1:
+            win_flag &= ~WIN_KONG
+    if values is None:
+        values = POINTS
+    best = 0
+    best_table = [0] * SIZE
+    explanation = None
+    if fixed_cnt == 0:
+        explanation = (_special_form_fan(standing, win_tile, unique, win_flag, opts, best_table)
+                       or _knitted_straight_fan(fixed_packs, fixed_table, standing, win_tile, win_flag,
+                                                prevalent, seat, opts, best_table)
+                       or _nine_gates_fan(standing, win_tile, win_flag, best_table))
+    elif fixed_cnt == 1:
+        explanation = _knitted_straight_fan(fixed_packs, fixed_table, standing, win_tile, win_flag,
+                                            prevalent, seat, opts, best_table)
+    if explanation is not None:
+        best = sum(v * n for v, n in zip(values, best_table) if n)
+    seven_pairs = bool(best_table[F.SEVEN_PAIRS])
+    if best == 0 or seven_pairs:
+        unique_waiting = is_unique_waiting(standing, len(standing_tiles), win_tile)
+        merged = [a + b for a, b in zip(standing, fixed_table)]
+        for packs in divisions_of(standing, fixed_packs):
+            table = [0] * SIZE
+            _regular_fan(packs, fixed_cnt, merged, unique, win_tile, win_flag, prevalent, seat,
+                         unique_waiting, opts, table)
+            total = sum(v * n for v, n in zip(values, table) if n)
+            if total > best or (total == best and (table[F.PURE_TRIPLE_CHOW] == 1 or seven_pairs
+                                                   or table[F.TRIPLE_PUNG])):
+                best = total
+                best_table = table
+                explanation = {"form": "regular", "packs": packs}
+    if best == 0:
+        raise NotWinning()
+    return best_table, explanation
+
+
+POINTS = [0] + [f.points for f in F.FANS]
