@@ -17,10 +17,15 @@ Wind = Literal["E", "S", "W", "N"]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    """A request part: unknown fields refused, no coercion ("yes" is not true)."""
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
 
 
-class Context(Strict):
+class Context(BaseModel):
+    """The win conditions of DESIGN.md. A rule set may read more fields (its `context_keys` in
+    GET /api/v1/rules); the scorer refuses a field that the chosen rule set does not know."""
+    model_config = ConfigDict(extra="allow", strict=True)
+
     self_drawn: bool = Field(False, description="自摸: won on a self-drawn tile")
     seat_wind: Wind = Field("E", description="门风: the winner's seat wind")
     prevalent_wind: Wind = Field("E", description="圈风: the prevalent (round) wind")
@@ -30,9 +35,11 @@ class Context(Strict):
     fourth_tile: bool = Field(False, description="和绝张: the winning tile is the last one of its kind")
 
 
+# Lists are bounded well above any legal hand, only to keep absurd requests away from the
+# scorer; counting tiles and checking melds is the scorer's job (its codes: wrong_tile_count, ...).
 class Meld(Strict):
     kind: Literal["chow", "pung", "kong"]
-    tiles: list[PlayTile] = Field(min_length=3, max_length=4)
+    tiles: list[PlayTile] = Field(max_length=8)
     exposed: bool = Field(True, description="false: a concealed kong")
     claimed: Optional[PlayTile] = Field(None, description="the tile taken from a discard")
     from_: Optional[Literal["left", "across", "right"]] = Field(None, alias="from",
@@ -40,10 +47,10 @@ class Meld(Strict):
 
 
 class Hand(Strict):
-    concealed: list[PlayTile] = Field(max_length=13, description="concealed tiles, the winning tile excluded")
-    melds: list[Meld] = Field(default_factory=list, max_length=4)
+    concealed: list[PlayTile] = Field(max_length=24, description="concealed tiles, the winning tile excluded")
+    melds: list[Meld] = Field(default_factory=list, max_length=8)
     win_tile: PlayTile
-    flowers: list[FlowerTile] = Field(default_factory=list, max_length=8)
+    flowers: list[FlowerTile] = Field(default_factory=list, max_length=16)
     context: Context = Field(default_factory=Context)
 
     def to_plain(self) -> dict[str, Any]:
