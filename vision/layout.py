@@ -28,8 +28,10 @@ from vision.classes import BACK
 LOW_CONFIDENCE = 0.5  # a tile read with less than this comes back with a warning
 DUPLICATE_OVERLAP = 0.7  # two boxes covering this much of the smaller one are one tile
 ROW_SPLIT = 0.6  # centres further apart across the row than this x tile height: new row
-GAP_SPLIT = 0.3  # a gap wider than this x tile width ends a group
-STRAY_GAP = 2.6  # a group further than this x tile width from the hand is not part of it
+GAP_SPLIT = 0.16  # a gap wider than this x tile width ends a group
+ALONG_LINK = 1.7  # groups of the hand lie at most this many tile widths apart along a row
+ACROSS_LINK = 1.0  # and rows of the hand at most this many tile widths apart
+REACH = 4.0  # a cluster this near the hand may join it when the count needs it
 SIDEWAYS_RATIO = 1.35  # along/across this much above the row's usual: the tile lies sideways
 MAX_ALTERNATIVES = 6
 
@@ -78,6 +80,10 @@ class _Group:
     @property
     def v(self) -> float:
         return sum(t.v for t in self.tiles) / len(self.tiles)
+
+    @property
+    def across(self) -> float:
+        return max(t.across for t in self.tiles)
 
 
 class LayoutError(ValueError):
@@ -191,7 +197,7 @@ def _frame(tiles: list[_Tile]) -> float:
     usual = _median([t.along / t.across for t in tiles if not t.is_flower] or [1.0])
     if abs(det) > 0.35:
         for t in tiles:
-            t.sideways = t.along / t.across > usual * SIDEWAYS_RATIO and t.along > t.across
+            t.sideways = t.along / t.across > usual * SIDEWAYS_RATIO
     return theta
 
 
@@ -236,14 +242,19 @@ def _split_flowers(run: list[_Tile], row: int) -> _Group:
 # --------------------------------------------------------------------------- 4. hand vs strays
 
 
-def _distance(a: _Group, b: _Group, width: float, height: float) -> float:
-    """Gap between two groups in tile widths (rows apart count in tile heights)."""
-    along_gap = max(0.0, max(a.start, b.start) - min(a.end, b.end)) / width
-    across_gap = max(0.0, abs(a.v - b.v) - height) / height
-    return math.hypot(along_gap, across_gap)
+def _gaps(a: _Group, b: _Group, width: float) -> tuple[float, float]:
+    """(along, across) empty space between two groups, in tile widths."""
+    along = max(0.0, max(a.start, b.start) - min(a.end, b.end)) / width
+    across = max(0.0, abs(a.v - b.v) - (a.across + b.across) / 2) / width
+    return along, across
 
 
-def _components(groups: list[_Group], width: float, height: float) -> list[list[_Group]]:
+def _linked(a: _Group, b: _Group, width: float) -> bool:
+    along, across = _gaps(a, b, width)
+    return along <= ALONG_LINK and across <= ACROSS_LINK
+
+
+def _components(groups: list[_Group], width: float) -> list[list[_Group]]:
     parent = list(range(len(groups)))
 
     def find(i):
@@ -253,7 +264,7 @@ def _components(groups: list[_Group], width: float, height: float) -> list[list[
         return i
 
     for i, j in itertools.combinations(range(len(groups)), 2):
-        if _distance(groups[i], groups[j], width, height) <= STRAY_GAP:
+        if _linked(groups[i], groups[j], width):
             parent[find(i)] = find(j)
     comps: dict[int, list[_Group]] = {}
     for i, g in enumerate(groups):
@@ -261,7 +272,42 @@ def _components(groups: list[_Group], width: float, height: float) -> list[list[
     return sorted(comps.values(), key=lambda c: -sum(len(g.tiles) for g in c))
 
 
+@dataclass
+class _Selection:
+    """Which groups make the hand; the rest are strays."""
+
+    hand: list[_Group]
+    strays: list[_Group]
+    penalty: int
+
+
+def _selections(comps: list[list[_Group]], width: float) -> list[_Selection]:
+    """The biggest cluster of groups is the hand. Readings that add a nearby cluster or
+    drop one loose tile cost a penalty: they are tried when the count needs them."""
+    if not comps:
+        return []
+    main, others = comps[0], comps[1:]
+    out = [_Selection(list(main), [g for c in others for g in c], 0)]
+    for c in others:
+        near = min(sum(_gaps(g, h, width)) for g in c for h in main)
+        if near <= REACH:
+            rest = [g for o in others if o is not c for g in o]
+            out.append(_Selection(list(main) + list(c), rest, 2))
+    singles = [g for g in main if len(g.tiles) == 1]
+    if len(main) > 1:
+        for g in singles:
+            # A single tile lying askew or outside the hand's rows is likelier a stray.
+            rows = {h.row for h in main if h is not g and len(h.tiles) > 1}
+            odd = g.tiles[0].sideways or g.row not in rows
+            out.append(
+                _Selection([h for h in main if h is not g], [g] + [h for c in others for h in c], 1 if odd else 2)
+            )
+    return out
+
+
 # --------------------------------------------------------------------------- 5. melds
+
+HIDDEN = "?"  # the tile of a concealed kong shown as four backs
 
 
 def _meld(group: _Group) -> dict | None:
@@ -270,7 +316,9 @@ def _meld(group: _Group) -> dict | None:
     backs = codes.count(BACK)
     faces = [c for c in codes if c != BACK]
     if backs:
-        if len(codes) == 4 and len(set(faces)) == 1 and backs in (2, 3):
+        if len(codes) == 4 and backs == 4:
+            return {"kind": "kong", "tiles": [HIDDEN] * 4, "exposed": False}
+        if len(codes) == 4 and len(set(faces)) == 1:
             return {"kind": "kong", "tiles": [faces[0]] * 4, "exposed": False}
         return None
     if len(codes) == 4 and len(set(codes)) == 1:
@@ -309,22 +357,30 @@ def _marked(group: _Group) -> bool:
 
 # --------------------------------------------------------------------------- 6. readings
 
+PLAYING = [f"{s}{r}" for s in "WTB" for r in range(1, 10)] + [f"F{i}" for i in range(1, 5)] + [
+    f"J{i}" for i in range(1, 4)
+]
+
 
 @dataclass
 class _Reading:
+    selection: _Selection
     melds: list[_Group]
     concealed: list[_Group]
     win: _Tile
     win_apart: bool
     penalty: int  # how many guesses against the photo's own grouping it takes
+    hidden: tuple[str, ...] = ()  # the tiles given to kongs shown as four backs
     hand: dict = field(default_factory=dict)
     score: dict | None = None
-    error: object = None
+    error: dict | None = None
 
     def describe(self) -> str:
         parts = [f"winning tile {self.win.code}" + ("" if self.win_apart else " (not set apart)")]
         declared = ", ".join("".join(m["tiles"]) for m in self.hand.get("melds", []))
         parts.append(f"declared melds: {declared or 'none'}")
+        if self.selection.penalty:
+            parts.append("left out: " + (" ".join(t.code for g in self.selection.strays for t in g.tiles) or "none"))
         return "; ".join(parts)
 
 
@@ -339,10 +395,11 @@ def _count_message(n: int, kongs: int) -> str:
     )
 
 
-def _candidate_readings(hand_groups: list[_Group]) -> list[_Reading]:
-    groups = [g for g in hand_groups if g.tiles]
-    singles = [g for g in groups if len(g.tiles) == 1 and not g.tiles[0].is_back]
-    meldlike = [g for g in groups if _meld(g) is not None and len(g.tiles) > 1]
+def _readings(selection: _Selection) -> list[_Reading]:
+    """Every reading of a selection of groups whose tile count can make a winning hand."""
+    groups = [g for g in selection.hand if g.tiles]
+    singles = [g for g in groups if len(g.tiles) == 1]
+    meldlike = [g for g in groups if len(g.tiles) > 1 and _meld(g) is not None]
     forced = [g for g in meldlike if _marked(g)]
     optional = [g for g in meldlike if not _marked(g)]
     readings: list[_Reading] = []
@@ -352,10 +409,9 @@ def _candidate_readings(hand_groups: list[_Group]) -> list[_Reading]:
             rest = [g for g in groups if g not in melds]
             if any(t.is_back for g in rest for t in g.tiles):
                 continue  # face-down tiles belong only in a concealed kong
-            win_choices: list[tuple[_Tile, bool]] = []
-            for g in singles:
-                if g in rest:
-                    win_choices.append((g.tiles[0], True))
+            if sum(len(g.tiles) for g in rest) + 3 * len(melds) != 14:
+                continue
+            win_choices = [(g.tiles[0], True) for g in singles if g in rest]
             if not win_choices:
                 seen: set[str] = set()
                 for g in rest:
@@ -363,24 +419,27 @@ def _candidate_readings(hand_groups: list[_Group]) -> list[_Reading]:
                         if t.code not in seen:
                             seen.add(t.code)
                             win_choices.append((t, False))
+            hidden_count = sum(1 for g in melds if _meld(g)["tiles"][0] == HIDDEN)
+            shown = {t.code for g in groups for t in g.tiles}
+            hidden_choices = list(
+                itertools.combinations([c for c in PLAYING if c not in shown], hidden_count)
+            )
             for win, apart in win_choices:
-                readings.append(
-                    _Reading(
-                        melds=melds,
-                        concealed=rest,
-                        win=win,
-                        win_apart=apart,
-                        penalty=flip_count,
+                for hidden in hidden_choices:
+                    readings.append(
+                        _Reading(selection, melds, rest, win, apart, selection.penalty + flip_count, hidden)
                     )
-                )
     return readings
 
 
 def _hand_of(reading: _Reading, flowers: list[str], context: dict) -> dict:
     concealed = [t.code for g in reading.concealed for t in g.tiles if t is not reading.win]
     melds = []
+    hidden = list(reading.hidden)
     for g in sorted(reading.melds, key=lambda g: (g.row, g.start)):
         meld = _meld(g)
+        if meld["tiles"][0] == HIDDEN:
+            meld["tiles"] = [hidden.pop(0)] * 4
         melds.append(meld)
     return {
         "concealed": concealed,
@@ -397,11 +456,23 @@ def _default_score(rules: str) -> ScoreFn:
     return lambda hand: scoring.score_hand(hand, rules)
 
 
-def _score_error(exc: Exception) -> dict:
-    return {
-        "code": getattr(exc, "code", "not_a_winning_hand"),
-        "message": getattr(exc, "message", str(exc)),
-    }
+def _total(score: dict | None) -> int:
+    return int(score.get("total", 0)) if score else 0
+
+
+def _score_level(readings: list[_Reading], flowers, context, score: ScoreFn) -> list[_Reading]:
+    valid = []
+    for reading in readings:
+        reading.hand = _hand_of(reading, flowers, context)
+        try:
+            reading.score = score(reading.hand)
+        except Exception as exc:  # the scorer's HandError: not a winning hand
+            if not hasattr(exc, "code"):
+                raise
+            reading.error = {"code": exc.code, "message": getattr(exc, "message", str(exc))}
+            continue
+        valid.append(reading)
+    return valid
 
 
 def build_hand(
@@ -417,7 +488,8 @@ def build_hand(
     "alternatives"}`: `hand` and `score` are those of the best reading (None
     when no reading makes a winning hand, and then `error` says why); `tiles`
     are the cleaned detections with their role; `groups` the tile groups as
-    laid out (indices into `tiles`).
+    laid out (indices into `tiles`); `strays` the indices of tiles left out.
+    `image_size` is accepted for callers that know it; the layout needs only the boxes.
     """
     score = score or _default_score(rules)
     context = dict(context or {})
@@ -432,124 +504,82 @@ def build_hand(
         "warnings": warnings,
         "alternatives": [],
     }
-    roles: dict[int, str] = {}
     if not tiles:
         result["error"] = LayoutError("no_tiles", "no tiles found in the photo").to_json()
         return result
 
     _frame(tiles)
     width, height = _tile_units(tiles)
-    groups = [g for g in _groups(_rows(tiles, height), width)]
+    groups = _groups(_rows(tiles, height), width)
     flowers = [t for g in groups for t in g.flowers]
     flower_codes = sorted(t.code for t in flowers)
-    for t in flowers:
-        roles[t.index] = "flower"
     if len(set(flower_codes)) < len(flower_codes):
         warnings.append("a flower appears twice: " + ", ".join(flower_codes))
 
-    comps = _components([g for g in groups if g.tiles], width, height)
-    hand_groups, stray_groups = _choose_hand(comps)
-    for g in stray_groups:
-        for t in g.tiles:
-            roles[t.index] = "stray"
-        result["strays"].extend(t.index for t in g.tiles)
-    if stray_groups:
-        n = sum(len(g.tiles) for g in stray_groups)
-        warnings.append(
-            f"{n} tile{'s' if n > 1 else ''} away from the hand left out: "
-            + " ".join(t.code for g in stray_groups for t in g.tiles)
-        )
-    loose_backs = [
-        t for g in hand_groups for t in g.tiles if t.is_back and _meld(g) is None
-    ]
+    # Face-down tiles outside a four-tile group (a wall, a stray) are not part of the hand.
+    loose_backs = [t for g in groups for t in g.tiles if t.is_back and (len(g.tiles) != 4 or _meld(g) is None)]
     if loose_backs:
-        warnings.append(
-            f"{len(loose_backs)} face-down tile{'s' if len(loose_backs) > 1 else ''} "
-            "outside a concealed kong left out"
-        )
-        for t in loose_backs:
-            roles[t.index] = "stray"
-        hand_groups = [
-            _Group([t for t in g.tiles if t not in loose_backs], g.row, g.flowers)
-            for g in hand_groups
-        ]
-        hand_groups = [g for g in hand_groups if g.tiles]
+        groups = [_Group([t for t in g.tiles if not t.is_back], g.row, g.flowers) for g in groups]
+    groups = [g for g in groups if g.tiles]
 
-    readings = _candidate_readings(hand_groups)
+    selections = _selections(_components(groups, width), width)
+    readings = [r for sel in selections for r in _readings(sel)]
+    best = None
     valid: list[_Reading] = []
-    count_errors: list[str] = []
-    for reading in readings:
-        reading.hand = _hand_of(reading, flower_codes, context)
-        n_kongs = sum(1 for m in reading.hand["melds"] if m["kind"] == "kong")
-        n_tiles = len(reading.hand["concealed"]) + 1 + sum(len(m["tiles"]) for m in reading.hand["melds"])
-        if len(reading.hand["concealed"]) + 1 + 3 * len(reading.hand["melds"]) != 14:
-            count_errors.append(_count_message(n_tiles, n_kongs))
-            continue
-        try:
-            reading.score = score(reading.hand)
-        except Exception as exc:  # the scorer's HandError: not a winning hand
-            if not hasattr(exc, "code"):
-                raise
-            reading.error = _score_error(exc)
-            continue
-        valid.append(reading)
+    first_failure = None
+    for level in sorted({r.penalty for r in readings}):
+        at_level = [r for r in readings if r.penalty == level]
+        valid = _score_level(at_level, flower_codes, context, score)
+        if first_failure is None:
+            first_failure = next((r for r in at_level if r.error), None)
+        if valid:
+            break
 
-    for g in hand_groups:
-        for t in g.tiles:
-            roles.setdefault(t.index, "concealed")
-
+    roles: dict[int, str] = {t.index: "flower" for t in flowers}
+    for t in loose_backs:
+        roles[t.index] = "stray"
     if valid:
-        best_penalty = min(r.penalty for r in valid)
-        valid.sort(key=lambda r: (r.penalty, -_total(r.score)))
+        valid.sort(key=lambda r: -_total(r.score))
         best = valid[0]
         result["hand"], result["score"] = best.hand, best.score
-        _mark_roles(best, roles)
-        result["groups"] = _group_records(best, hand_groups, stray_groups, flowers)
+        selection = best.selection
         others = valid[1:]
         result["alternatives"] = [
             {"description": r.describe(), "hand": r.hand, "total": _total(r.score)}
             for r in others[:MAX_ALTERNATIVES]
         ]
-        same_level = [r for r in others if r.penalty == best_penalty]
-        if not best.win_apart:
-            totals = sorted({_total(r.score) for r in same_level if not r.win_apart})
-            msg = (
-                f"the winning tile is not set apart; scored with {best.win.code} as the winning "
-                f"tile, the reading worth most"
-            )
-            if same_level:
-                msg += " (other readings: " + ", ".join(
-                    f"{r.win.code} {_total(r.score)}" for r in same_level[:MAX_ALTERNATIVES]
-                ) + ")"
-            warnings.append(msg)
-            del totals
-        elif same_level:
-            warnings.append(
-                "the grouping can be read more than one way; scored the reading worth most: "
-                + best.describe()
-            )
-        if best.penalty:
-            warnings.append(
-                "read some separated groups as part of the concealed hand: " + best.describe()
-            )
+        _warn_about_doubt(best, others, warnings)
     else:
-        if readings and len(count_errors) == len(readings):
-            # Every reading fails on the count: say so in plain words.
-            first = readings[0]
-            n_kongs = sum(1 for g in first.melds if _meld(g)["kind"] == "kong")
-            n = sum(len(g.tiles) for g in hand_groups)
-            result["error"] = LayoutError("wrong_tile_count", _count_message(n, n_kongs)).to_json()
-        elif readings:
-            scored = [r for r in readings if r.error]
-            err = scored[0].error if scored else None
-            result["error"] = err or LayoutError(
-                "not_a_winning_hand", "the tiles make no winning hand"
-            ).to_json()
-            best = scored[0] if scored else readings[0]
-            result["hand"] = best.hand
+        selection = selections[0] if selections else _Selection([], [], 0)
+        if first_failure is not None:
+            result["error"] = first_failure.error
+            first_failure.hand = first_failure.hand or _hand_of(first_failure, flower_codes, context)
+            result["hand"] = first_failure.hand
         else:
-            result["error"] = LayoutError("wrong_tile_count", _count_message(0, 0)).to_json()
-        result["groups"] = _group_records(None, hand_groups, stray_groups, flowers)
+            meldlike = [g for g in selection.hand if len(g.tiles) == 4 and _meld(g) is not None]
+            n = sum(len(g.tiles) for g in selection.hand)
+            result["error"] = LayoutError("wrong_tile_count", _count_message(n, len(meldlike))).to_json()
+
+    for g in selection.strays:
+        for t in g.tiles:
+            roles[t.index] = "stray"
+    stray_tiles = [t for t in tiles if roles.get(t.index) == "stray"]
+    result["strays"] = [t.index for t in stray_tiles]
+    if stray_tiles:
+        n = len(stray_tiles)
+        warnings.append(
+            f"{n} tile{'s' if n > 1 else ''} away from the hand left out: "
+            + " ".join(t.code for t in stray_tiles)
+        )
+    if best:
+        for g in best.melds:
+            for t in g.tiles:
+                roles[t.index] = "meld"
+        roles[best.win.index] = "win"
+    for g in selection.hand:
+        for t in g.tiles:
+            roles.setdefault(t.index, "concealed")
+    result["groups"] = _group_records(best, selection, flowers)
 
     for t in tiles:
         if t.score < LOW_CONFIDENCE and roles.get(t.index) != "stray":
@@ -559,7 +589,7 @@ def build_hand(
             "tile": t.code,
             "box": [round(x, 1) for x in t.box],
             "score": round(t.score, 4),
-            "role": roles.get(t.index, "concealed"),
+            "role": roles.get(t.index, "stray"),
             "sideways": t.sideways,
             "low_confidence": t.score < LOW_CONFIDENCE,
         }
@@ -568,38 +598,36 @@ def build_hand(
     return result
 
 
-def _total(score: dict | None) -> int:
-    return int(score.get("total", 0)) if score else 0
+def _warn_about_doubt(best: _Reading, others: list[_Reading], warnings: list[str]) -> None:
+    if not best.win_apart:
+        msg = f"the winning tile is not set apart; scored with {best.win.code} as the winning tile, the reading worth most"
+        wins = [r for r in others if not r.win_apart and r.win.code != best.win.code]
+        if wins:
+            msg += " (others: " + ", ".join(f"{r.win.code} {_total(r.score)}" for r in wins[:MAX_ALTERNATIVES]) + ")"
+        warnings.append(msg)
+    if best.hidden:
+        warnings.append(
+            "a concealed kong is shown as four backs, so its tile is unknown; scored as "
+            + " ".join(best.hidden)
+            + ", the reading worth most: turn two of its tiles face up for an exact score"
+        )
+    if best.penalty > best.selection.penalty:
+        warnings.append("read some separated groups as part of the concealed hand: " + best.describe())
+    if best.selection.penalty:
+        warnings.append("the tile count needed another reading of what is part of the hand: " + best.describe())
+    if best.win_apart and not best.hidden and any(r.win_apart for r in others):
+        warnings.append("the grouping can be read more than one way; scored the reading worth most: " + best.describe())
 
 
-def _choose_hand(comps: list[list[_Group]]) -> tuple[list[_Group], list[_Group]]:
-    """The biggest cluster of groups is the hand; others join it only when the count needs them."""
-    if not comps:
-        return [], []
-    hand = list(comps[0])
-    strays = [g for c in comps[1:] for g in c]
-    return hand, strays
-
-
-def _mark_roles(reading: _Reading, roles: dict[int, str]) -> None:
-    for g in reading.melds:
-        for t in g.tiles:
-            roles[t.index] = "meld"
-    for g in reading.concealed:
-        for t in g.tiles:
-            roles[t.index] = "concealed"
-    roles[reading.win.index] = "win"
-
-
-def _group_records(reading, hand_groups, stray_groups, flowers) -> list[dict]:
+def _group_records(reading: _Reading | None, selection: _Selection, flowers: list[_Tile]) -> list[dict]:
     records = []
-    melds = set(id(g) for g in reading.melds) if reading else set()
-    for g in hand_groups:
+    melds = {id(g) for g in reading.melds} if reading else set()
+    for g in selection.hand:
         role = "meld" if id(g) in melds else "concealed"
-        if reading and len(g.tiles) == 1 and g.tiles[0] is reading.win and reading.win_apart:
+        if reading and reading.win_apart and len(g.tiles) == 1 and g.tiles[0] is reading.win:
             role = "win"
         records.append({"role": role, "tiles": [t.index for t in g.tiles], "box": _box(g.tiles)})
-    for g in stray_groups:
+    for g in selection.strays:
         records.append({"role": "stray", "tiles": [t.index for t in g.tiles], "box": _box(g.tiles)})
     if flowers:
         records.append({"role": "flowers", "tiles": [t.index for t in flowers], "box": _box(flowers)})

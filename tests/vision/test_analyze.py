@@ -105,12 +105,12 @@ def test_cli_json_and_annotated_photo(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(vision.detector, "get_detector", lambda model_dir=None: StandIn(scene(HAND_ROWS)))
     photo, out = tmp_path / "hand.png", tmp_path / "annotated.jpg"
     photo.write_bytes(png_bytes())
-    code = main(["analyze", str(photo), "--json", "--out", str(out), "--prevalent-wind", "S", "--robbing-kong"])
+    code = main(["analyze", str(photo), "--json", "--out", str(out), "--prevalent-wind", "S", "--self-drawn"])
     printed = json.loads(capsys.readouterr().out)
     assert code == 0
     assert set(printed) == set(RESULT_KEYS)
     assert printed["hand"]["context"]["prevalent_wind"] == "S"
-    assert printed["hand"]["context"]["robbing_kong"] is True
+    assert printed["hand"]["context"]["self_drawn"] is True
     assert printed["score"]["total"] == scoring.score_hand(printed["hand"])["total"]
     image = Image.open(out)
     assert image.format == "JPEG" and image.width == 800 and image.height > 300
