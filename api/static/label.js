@@ -121,7 +121,9 @@
       history.replaceState(null, "", "#" + encodeURIComponent(path));
       if (doc.warnings.length) say(doc.warnings.join("; "));
       render();
-      Object.assign(state.images[i], { labelled: doc.labelled, boxes: doc.boxes.length });
+      const scores = doc.boxes.map((b) => b.score).filter((v) => v != null);
+      Object.assign(state.images[i], { labelled: doc.labelled, boxes: doc.boxes.length,
+        min_score: scores.length ? Math.min(...scores) : null });
       renderList();
       prelabelAhead(i + 1);
     } catch (error) {
@@ -199,7 +201,7 @@
       const tag = document.createElement("span");
       tag.className = "tag";
       const cls = classByCode(b.tile);
-      tag.textContent = `${cls ? cls.glyph : ""} ${b.tile}` + (b.score == null ? "" : ` ${b.score.toFixed(2)}`);
+      tag.textContent = `${cls ? cls.zh : ""} ${b.tile}` + (b.score == null ? "" : ` ${b.score.toFixed(2)}`);
       el.append(tag);
       for (const corner of ["nw", "ne", "sw", "se"]) {
         const handle = document.createElement("span");
@@ -404,10 +406,10 @@
       const button = document.createElement("button");
       button.type = "button";
       button.dataset.code = cls.code;
-      button.title = `${cls.name} — type ${cls.keys.join(" or ")}`;
+      button.title = `${cls.name} ${cls.glyph} — type ${cls.keys.join(" or ")}`;
       const glyph = document.createElement("span");
       glyph.className = "glyph";
-      glyph.textContent = cls.glyph;
+      glyph.textContent = cls.zh;
       const code = document.createElement("span");
       code.className = "code";
       code.textContent = cls.code;

@@ -198,6 +198,7 @@ def test_keys_pick_classes(typed, code):
 def test_class_table_has_43_unique_keys():
     table = class_table()
     assert len(table) == 43 and table[22]["code"] == "B5" and table[22]["glyph"] == "\U0001F01D"
+    assert (table[22]["zh"], table[31]["zh"], table[42]["zh"]) == ("五饼", "中", "背")
     keys = [k for row in table for k in row["keys"]]
     assert len(keys) == len(set(keys))
     assert parse_key("5z") is None

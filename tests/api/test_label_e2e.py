@@ -1,0 +1,144 @@
+"""End to end in a real headless Chromium: open a folder, fix one class, find it in the label file.
+
+Runs `fanshot label`'s app (create_app + configure_labelling) under uvicorn in a thread,
+with a fake detector, and drives /label with Playwright against Debian's chromium.
+"""
+from __future__ import annotations
+
+import io
+import os
+import socket
+import threading
+import time
+
+import pytest
+from PIL import Image
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+sync_api = pytest.importorskip("playwright.sync_api")
+if not os.path.exists(CHROMIUM):
+    pytest.skip("Debian chromium is not installed (scripts/system-deps.sh)", allow_module_level=True)
+
+DETECTIONS = [
+    {"tile": "W1", "box": [40, 40, 120, 160], "score": 0.95},
+    {"tile": "B4", "box": [160, 40, 240, 160], "score": 0.41},  # wrong: it is a B5
+]
+
+
+class FakeDetector:
+    model_version = "fake-1"
+
+    def detect(self, rgb):
+        return [dict(d) for d in DETECTIONS]
+
+
+def jpeg(path, size=(400, 200)):
+    buffer = io.BytesIO()
+    Image.new("RGB", size, (236, 228, 200)).save(buffer, format="JPEG")
+    path.write_bytes(buffer.getvalue())
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def folder(tmp_path):
+    jpeg(tmp_path / "a.jpg")
+    jpeg(tmp_path / "b.jpg")
+    return tmp_path
+
+
+@pytest.fixture
+def server(folder):
+    import uvicorn
+
+    from api.app import create_app
+    from api.label_routes import configure_labelling
+
+    app = create_app()
+    configure_labelling(app, folder, detector=FakeDetector())
+    port = free_port()
+    uv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=uv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not uv.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("uvicorn did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    uv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def page():
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser.new_page(viewport={"width": 1280, "height": 800})
+        finally:
+            browser.close()
+
+
+def classes_in(path) -> list[int]:
+    return sorted(int(line.split()[0]) for line in path.read_text().splitlines() if line.strip())
+
+
+def wait_for_file(path, predicate, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and predicate(path.read_text()):
+            return path.read_text()
+        time.sleep(0.05)
+    pytest.fail(f"{path} never reached the expected content; it holds {path.read_text() if path.exists() else None!r}")
+
+
+def test_fix_a_class_from_the_keyboard_and_find_it_in_the_label_file(server, folder, page):
+    label = folder / "a.txt"
+    page.goto(server + "/label")
+    # The least confident box (B4, 0.41) is selected first.
+    page.wait_for_selector(".box.selected[data-tile='B4']")
+    assert page.locator(".box").count() == 2
+    assert sorted(classes_in(label)) == [0, 21]  # the pre-label is already saved
+
+    page.keyboard.type("5p")
+    text = wait_for_file(label, lambda t: "22 " in t)
+    assert classes_in(label) == [0, 22]
+    b5_line = next(line for line in text.splitlines() if line.startswith("22 "))
+    assert [round(float(v), 3) for v in b5_line.split()[1:]] == [0.5, 0.5, 0.2, 0.6]  # box unchanged
+    page.wait_for_selector("#save-state:text('saved')")
+
+    # A reload loses nothing.
+    page.reload()
+    page.wait_for_selector(".box[data-tile='B5']")
+    assert page.locator(".box[data-tile='B4']").count() == 0
+
+    # Draw a new box by dragging on the image, then give it a class.
+    photo = page.locator("#photo").bounding_box()
+    sx, sy = photo["width"] / 400, photo["height"] / 200
+    page.mouse.move(photo["x"] + 280 * sx, photo["y"] + 40 * sy)
+    page.mouse.down()
+    page.mouse.move(photo["x"] + 320 * sx, photo["y"] + 100 * sy, steps=4)
+    page.mouse.move(photo["x"] + 360 * sx, photo["y"] + 160 * sy, steps=4)
+    page.mouse.up()
+    wait_for_file(label, lambda t: len(t.splitlines()) == 3)
+    page.keyboard.type("C")
+    wait_for_file(label, lambda t: t.count("\n") == 3 and "31 " in t)
+    assert classes_in(label) == [0, 22, 31]
+
+    # Ctrl+Z undoes on the server: the class of the new box goes back.
+    page.keyboard.press("Control+z")
+    wait_for_file(label, lambda t: "31 " not in t and len(t.splitlines()) == 3)
+
+    # Enter: this image is checked, the next one opens (and is pre-labelled).
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#image-name:text('b.jpg')")
+    page.wait_for_selector("#image-list li.reviewed[data-path='a.jpg']")
+    assert classes_in(folder / "b.txt") == [0, 21]
