@@ -1,0 +1,56 @@
+"""Detector metrics on hand-made ground truth and predictions (no model needed)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.evaluate import evaluate, iou_matrix
+
+
+def _tile(code, x, score=None):
+    box = {"tile": code, "box": [x, 0, x + 10, 14]}
+    if score is not None:
+        box["score"] = score
+    return box
+
+
+def test_iou_matrix():
+    a = np.array([[0, 0, 10, 10]], float)
+    b = np.array([[0, 0, 10, 10], [5, 0, 15, 10], [20, 20, 30, 30]], float)
+    assert iou_matrix(a, b).round(3).tolist() == [[1.0, 0.333, 0.0]]
+
+
+def test_perfect_predictions():
+    truth = [_tile("B5", 0), _tile("W1", 20), _tile("W1", 40)]
+    predicted = [_tile(t["tile"], t["box"][0], 0.9) for t in truth]
+    m = evaluate([(truth, predicted)])
+    assert m["precision"] == m["recall"] == m["exact_images"] == 1.0
+    assert m["map50"] == pytest.approx(1.0) and m["map50_95"] == pytest.approx(1.0)
+    assert m["per_class_recall"] == {"W1": 1.0, "B5": 1.0}
+    assert m["confusions"] == []
+
+
+def test_confusion_miss_and_extra():
+    truth_a = [_tile("B4", 0), _tile("B5", 20), _tile("T7", 40)]
+    predicted_a = [_tile("B5", 0, 0.8), _tile("B5", 20, 0.9)]  # B4 read as B5, T7 missed
+    truth_b = [_tile("J1", 0)]
+    predicted_b = [_tile("J1", 0, 0.9), _tile("J2", 100, 0.3)]  # one extra tile
+    truth_c = [_tile("F1", 0)]
+    predicted_c = [_tile("F1", 1, 0.95)]  # slightly shifted, still right
+    m = evaluate([(truth_a, predicted_a), (truth_b, predicted_b), (truth_c, predicted_c)])
+    assert m["boxes"] == 5 and m["predictions"] == 5
+    assert m["recall"] == pytest.approx(3 / 5) and m["precision"] == pytest.approx(3 / 5)
+    assert m["exact_images"] == pytest.approx(1 / 3)
+    assert m["per_class_recall"] == {"B4": 0.0, "B5": 1.0, "T7": 0.0, "F1": 1.0, "J1": 1.0}
+    assert m["confusions"] == [{"truth": "B4", "predicted": "B5", "count": 1}]
+    # AP per class present: B4 0, B5 1, T7 0, F1 1, J1 1 -> mAP50 = 3/5
+    assert m["map50"] == pytest.approx(3 / 5, abs=1e-6)
+    assert m["map50_95"] < m["map50"]  # the shifted F1 box fails the strictest thresholds
+
+
+def test_low_scored_false_positive_ranks_below_true_ones():
+    truth = [_tile("W2", 0), _tile("W2", 20)]
+    predicted = [_tile("W2", 0, 0.9), _tile("W2", 20, 0.8), _tile("W2", 60, 0.1)]
+    m = evaluate([(truth, predicted)])
+    assert m["map50"] == pytest.approx(1.0)  # the extra box comes after full recall
+    assert m["precision"] == pytest.approx(2 / 3) and m["exact_images"] == 0.0

@@ -1,0 +1,197 @@
+"""Detector commands: `fanshot detect`, `fanshot eval`, `fanshot bench-detect`, `fanshot train`."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+# Photos are decoded at most this many pixels long before detection: a 4000 px JPEG then
+# decodes at 1/4 scale in the codec (fast), and tiles keep enough pixels for the classifier.
+DETECT_MAX_SIDE = 1000
+
+
+def register(subparsers) -> None:
+    detect = subparsers.add_parser("detect", help="find and name the tiles in photos")
+    detect.add_argument("photos", nargs="+", metavar="PHOTO")
+    detect.add_argument("--json", action="store_true", help="one JSON line per image")
+    detect.add_argument("--model-dir", default=None, help="folder with model.json (default: models/)")
+    detect.set_defaults(func=_detect)
+
+    evaluate = subparsers.add_parser("eval", help="detector metrics on a YOLO-format dataset")
+    evaluate.add_argument("--data", required=True, help="YOLO folder (data.yaml, images/, labels/)")
+    evaluate.add_argument("--list", default=None, help="only the images named in this file (e.g. val.txt)")
+    evaluate.add_argument("--json", action="store_true")
+    evaluate.add_argument("--model-dir", default=None)
+    evaluate.set_defaults(func=_eval)
+
+    bench = subparsers.add_parser("bench-detect", help="detector latency, p50 and p95")
+    bench.add_argument("photo", nargs="?", default=None, help="a JPEG (default: a 12 MP JPEG made from a test image)")
+    bench.add_argument("--runs", type=int, default=30)
+    bench.add_argument("--model-dir", default=None)
+    bench.set_defaults(func=_bench)
+
+    train = subparsers.add_parser("train", help="train the detector (needs the `train` extra)")
+    stages = train.add_subparsers(dest="stage", metavar="STAGE", required=True)
+    finder = stages.add_parser("finder", help="stage 1: the YOLO tile finder (resumes RUNS/NAME)")
+    finder.add_argument("--data", required=True, help="ultralytics data.yaml (one class: tile)")
+    finder.add_argument("--name", default="finder")
+    finder.add_argument("--runs", default=None, help="run folder (default /work/runs or $FANSHOT_RUNS)")
+    finder.add_argument("--init", default=None, help="start from this checkpoint instead of scratch")
+    finder.add_argument("--imgsz", type=int, default=320)
+    finder.add_argument("--epochs", type=int, default=40)
+    finder.add_argument("--batch", type=int, default=16)
+    finder.add_argument("--threads", type=int, default=2)
+    finder.set_defaults(func=_train_finder)
+
+    crops = stages.add_parser("crops", help="cut classifier crops from a YOLO dataset into an NPZ")
+    crops.add_argument("--data", help="YOLO folder")
+    crops.add_argument("--list", default=None, help="only the images named in this file (e.g. train.txt)")
+    crops.add_argument("--rendered", type=int, default=0, metavar="COPIES",
+                       help="instead: COPIES rendered crops per FluffyStuff tile")
+    crops.add_argument("--out", required=True)
+    crops.set_defaults(func=_train_crops)
+
+    classifier = stages.add_parser("classifier", help="stage 2: the crop classifier (resumes RUN/last.pt)")
+    classifier.add_argument("--crops", nargs="+", required=True, help="training NPZs")
+    classifier.add_argument("--val", default=None, help="validation NPZ (real photos never trained on)")
+    classifier.add_argument("--run", required=True, help="run folder")
+    classifier.add_argument("--epochs", type=int, default=12)
+    classifier.add_argument("--threads", type=int, default=2)
+    classifier.set_defaults(func=_train_classifier)
+
+    export = stages.add_parser("export", help="export both stages to ONNX into a model folder")
+    export.add_argument("--finder", required=True, help="finder checkpoint (best.pt)")
+    export.add_argument("--classifier", required=True, help="classifier checkpoint (best.pt)")
+    export.add_argument("--imgsz", type=int, default=320)
+    export.add_argument("--out", default="models")
+    export.add_argument("--provenance", default=None, help="JSON file merged into model.json")
+    export.set_defaults(func=_train_export)
+
+
+def _fail(message: str) -> int:
+    print(f"fanshot: {message}", file=sys.stderr)
+    return 2
+
+
+def _load_detector(model_dir):
+    from vision.detector import ModelNotFoundError, get_detector
+
+    try:
+        return get_detector(model_dir)
+    except ModelNotFoundError as exc:
+        raise SystemExit(_fail(str(exc)))
+
+
+def detect_photo(detector, data: bytes) -> dict:
+    """Detections for one photo, boxes in pixels of the image as stored (EXIF orientation applied)."""
+    from vision.decode import decode_image, probe_image
+
+    width, height = probe_image(data)
+    rgb = decode_image(data, max_side=DETECT_MAX_SIDE)
+    scale_x, scale_y = width / rgb.shape[1], height / rgb.shape[0]
+    detections = []
+    for d in detector.detect(rgb):
+        x1, y1, x2, y2 = d["box"]
+        box = [round(x1 * scale_x, 1), round(y1 * scale_y, 1), round(x2 * scale_x, 1), round(y2 * scale_y, 1)]
+        detections.append({"tile": d["tile"], "box": box, "score": d["score"]})
+    return {"width": width, "height": height, "detections": detections}
+
+
+def _detect(args) -> int:
+    from vision.decode import ImageError
+
+    detector = _load_detector(args.model_dir)
+    status = 0
+    for photo in args.photos:
+        try:
+            result = {"image": photo, **detect_photo(detector, Path(photo).read_bytes())}
+        except OSError as exc:
+            status = _fail(f"{photo}: cannot read: {exc.strerror or exc}")
+            continue
+        except ImageError as exc:
+            status = _fail(f"{photo}: {exc.code}: {exc.message}")
+            continue
+        if args.json:
+            print(json.dumps(result, ensure_ascii=False), flush=True)
+        else:
+            tiles = " ".join(d["tile"] for d in result["detections"]) or "(no tiles)"
+            print(f"{photo} ({result['width']}x{result['height']}): {len(result['detections'])} tiles: {tiles}")
+    return status
+
+
+def _eval(args) -> int:
+    from datasets.formats import DatasetError, read_yolo
+    from vision.evaluate import detect_dataset, evaluate, format_report
+    from vision.train_crops import records_in_list
+
+    try:
+        records = read_yolo(args.data)
+    except DatasetError as exc:
+        return _fail(str(exc))
+    if args.list:
+        if not Path(args.list).is_file():
+            return _fail(f"{args.list}: no such file")
+        records = records_in_list(records, args.list)
+    if not records:
+        return _fail(f"{args.data}: no images to evaluate")
+    detector = _load_detector(args.model_dir)
+    metrics = evaluate(detect_dataset(records, detector, DETECT_MAX_SIDE))
+    print(json.dumps(metrics) if args.json else format_report(metrics))
+    return 0
+
+
+def _bench(args) -> int:
+    from vision.bench import bench
+    from vision.decode import ImageError
+
+    detector = _load_detector(args.model_dir)
+    try:
+        results = bench(Path(args.photo) if args.photo else None, args.runs, detector, DETECT_MAX_SIDE)
+    except (OSError, ImageError) as exc:
+        return _fail(str(exc))
+    for name, p50, p95, tiles in results:
+        print(f"{name}: p50 {p50:.1f} ms, p95 {p95:.1f} ms ({tiles} tiles)")
+    return 0
+
+
+def _train_finder(args) -> int:
+    from vision.train_finder import DEFAULT_RUNS, train_finder
+
+    run = train_finder(
+        args.data, name=args.name, runs=Path(args.runs) if args.runs else DEFAULT_RUNS, init=args.init,
+        imgsz=args.imgsz, epochs=args.epochs, batch=args.batch, threads=args.threads,
+    )
+    print(run)
+    return 0
+
+
+def _train_crops(args) -> int:
+    from vision.train_crops import records_in_list, save_crops, save_rendered_crops
+
+    if args.rendered:
+        save_rendered_crops(args.out, copies=args.rendered)
+        return 0
+    if not args.data:
+        return _fail("train crops: give --data DIR or --rendered COPIES")
+    from datasets.formats import read_yolo
+
+    records = read_yolo(args.data)
+    if args.list:
+        records = records_in_list(records, args.list)
+    save_crops(records, args.out)
+    return 0
+
+
+def _train_classifier(args) -> int:
+    from vision.train_classifier import train_classifier
+
+    print(train_classifier(args.crops, args.val, args.run, epochs=args.epochs, threads=args.threads))
+    return 0
+
+
+def _train_export(args) -> int:
+    from vision.train_export import export_model
+
+    provenance = json.loads(Path(args.provenance).read_text()) if args.provenance else {}
+    print(export_model(args.finder, args.classifier, args.out, args.imgsz, provenance))
+    return 0

@@ -1,0 +1,151 @@
+"""Detector metrics on a labelled dataset: precision, recall, mAP, per-class recall,
+confusions and the share of images whose whole multiset of tiles is right.
+
+Pure numpy over plain data: `evaluate(pairs)` takes (ground truth, predictions) per
+image, as lists of {"tile", "box"[, "score"]}, so it can be tested without a model.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from vision.classes import CLASSES
+
+IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU of every xyxy box in `a` (N, 4) with every box in `b` (M, 4)."""
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)))
+    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+
+
+def _boxes(items: list[dict]) -> np.ndarray:
+    return np.array([d["box"] for d in items], np.float64).reshape(-1, 4)
+
+
+def _match(truth: list[dict], predicted: list[dict], iou: float, same_class: bool) -> list[tuple[int, int]]:
+    """Greedy matching, highest score first: (truth index, prediction index) pairs."""
+    overlaps = iou_matrix(_boxes(truth), _boxes(predicted))
+    order = sorted(range(len(predicted)), key=lambda j: -predicted[j].get("score", 1.0))
+    taken: set[int] = set()
+    pairs = []
+    for j in order:
+        best, best_iou = -1, iou
+        for i in range(len(truth)):
+            if i in taken or overlaps[i, j] < best_iou:
+                continue
+            if same_class and truth[i]["tile"] != predicted[j]["tile"]:
+                continue
+            best, best_iou = i, overlaps[i, j]
+        if best >= 0:
+            taken.add(best)
+            pairs.append((best, j))
+    return pairs
+
+
+def _average_precision(scores: list[float], hits: list[bool], n_truth: int) -> float:
+    """COCO-style AP (101-point interpolated precision/recall curve)."""
+    if n_truth == 0:
+        return float("nan")
+    if not scores:
+        return 0.0
+    order = np.argsort(-np.asarray(scores), kind="stable")
+    tp = np.cumsum(np.asarray(hits, float)[order])
+    fp = np.cumsum(1 - np.asarray(hits, float)[order])
+    recall = tp / n_truth
+    precision = tp / np.maximum(tp + fp, 1e-9)
+    precision = np.maximum.accumulate(precision[::-1])[::-1]
+    points = np.linspace(0, 1, 101)
+    index = np.searchsorted(recall, points, side="left")
+    return float(np.mean([precision[k] if k < len(precision) else 0.0 for k in index]))
+
+
+def evaluate(pairs: list[tuple[list[dict], list[dict]]], top_confusions: int = 10) -> dict:
+    """Metrics over images given as (ground truth, predictions) pairs."""
+    n_truth = Counter()
+    per_threshold = {t: {c: ([], []) for c in CLASSES} for t in IOU_THRESHOLDS}
+    found = Counter()
+    tp50 = n_pred = 0
+    confusions: Counter = Counter()
+    exact = 0
+    for truth, predicted in pairs:
+        n_truth.update(d["tile"] for d in truth)
+        n_pred += len(predicted)
+        for threshold in IOU_THRESHOLDS:
+            matched = {j for _, j in _match(truth, predicted, threshold, same_class=True)}
+            for j, p in enumerate(predicted):
+                scores, hits = per_threshold[threshold][p["tile"]]
+                scores.append(p.get("score", 1.0))
+                hits.append(j in matched)
+        for i, _ in _match(truth, predicted, 0.5, same_class=True):
+            found[truth[i]["tile"]] += 1
+            tp50 += 1
+        for i, j in _match(truth, predicted, 0.5, same_class=False):
+            if truth[i]["tile"] != predicted[j]["tile"]:
+                confusions[(truth[i]["tile"], predicted[j]["tile"])] += 1
+        exact += Counter(d["tile"] for d in truth) == Counter(d["tile"] for d in predicted)
+    present = [c for c in CLASSES if n_truth[c]]
+    ap = {
+        t: {c: _average_precision(*per_threshold[t][c], n_truth[c]) for c in present} for t in IOU_THRESHOLDS
+    }
+    map50 = float(np.mean(list(ap[IOU_THRESHOLDS[0]].values()))) if present else float("nan")
+    map50_95 = float(np.mean([np.mean(list(ap[t].values())) for t in IOU_THRESHOLDS])) if present else float("nan")
+    total_truth = sum(n_truth.values())
+    return {
+        "images": len(pairs),
+        "boxes": total_truth,
+        "predictions": n_pred,
+        "precision": tp50 / n_pred if n_pred else 0.0,
+        "recall": tp50 / total_truth if total_truth else 0.0,
+        "map50": map50,
+        "map50_95": map50_95,
+        "exact_images": exact / len(pairs) if pairs else 0.0,
+        "per_class_recall": {c: found[c] / n_truth[c] for c in present},
+        "confusions": [
+            {"truth": t, "predicted": p, "count": n} for (t, p), n in confusions.most_common(top_confusions)
+        ],
+    }
+
+
+def detect_dataset(records: list[dict], detector, max_side: int | None) -> list[tuple[list[dict], list[dict]]]:
+    """Run the detector on every record's image (decoded as `fanshot detect` does); boxes in stored pixels."""
+    from vision.decode import decode_image
+
+    pairs = []
+    for record in records:
+        data = Path(record["file"]).read_bytes()
+        rgb = decode_image(data, max_side=max_side)
+        scale_x = record["width"] / rgb.shape[1]
+        scale_y = record["height"] / rgb.shape[0]
+        predicted = []
+        for d in detector.detect(rgb):
+            x1, y1, x2, y2 = d["box"]
+            predicted.append({**d, "box": [x1 * scale_x, y1 * scale_y, x2 * scale_x, y2 * scale_y]})
+        pairs.append((record["boxes"], predicted))
+    return pairs
+
+
+def format_report(metrics: dict) -> str:
+    """The metrics as lines for people."""
+    lines = [
+        f"images {metrics['images']}  boxes {metrics['boxes']}  predictions {metrics['predictions']}",
+        f"precision {metrics['precision']:.3f}  recall {metrics['recall']:.3f}  "
+        f"mAP50 {metrics['map50']:.3f}  mAP50-95 {metrics['map50_95']:.3f}",
+        f"images exactly right (multiset of tiles): {metrics['exact_images']:.1%}",
+        "per-class recall: "
+        + " ".join(f"{c} {r:.2f}" for c, r in metrics["per_class_recall"].items()),
+        "most frequent confusions (truth -> predicted): "
+        + (", ".join(f"{c['truth']}->{c['predicted']} x{c['count']}" for c in metrics["confusions"]) or "none"),
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,173 @@
+"""Stage 2 training: the tile classifier, a compact CNN on tile crops (needs the `train` extra).
+
+Plain torch (no ultralytics). Crops come from `vision.train_crops`: real photos
+(the train split only), synthetic scenes and rendered CC0 tile art. The crop
+cache (NPZ) and checkpoints live in a run folder outside the repository; calling
+`train_classifier` again resumes from RUN/last.pt until EPOCHS are done.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vision.classes import CLASSES
+from vision.train_crops import augment, centre_crop
+
+INPUT_WH = (40, 56)
+PAD = 0.08
+
+
+def build_model(num_classes: int = len(CLASSES)):
+    """Four conv blocks (32-64-128-192) on a 56x40 RGB crop, ~0.6 M parameters, ~30 MFLOPs."""
+    from torch import nn
+
+    def block(cin, cout, pool=True):
+        layers = [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+        if pool:
+            layers.append(nn.MaxPool2d(2))
+        return layers
+
+    return nn.Sequential(
+        *block(3, 32),      # 28x20
+        *block(32, 64),     # 14x10
+        *block(64, 128),    # 7x5
+        *block(128, 192, pool=False),
+        nn.AdaptiveAvgPool2d((2, 2)),
+        nn.Flatten(),
+        nn.Dropout(0.25),
+        nn.Linear(192 * 4, num_classes),
+    )
+
+
+def _to_tensor(batch: np.ndarray):
+    import torch
+
+    return torch.from_numpy(batch.transpose(0, 3, 1, 2).astype(np.float32) / 255.0)
+
+
+def _evaluate(model, contexts: np.ndarray, labels: np.ndarray) -> tuple[float, np.ndarray]:
+    import torch
+
+    model.eval()
+    predictions = []
+    with torch.no_grad():
+        for start in range(0, len(contexts), 512):
+            crops = np.stack([centre_crop(c, INPUT_WH, PAD) for c in contexts[start : start + 512]])
+            predictions.append(model(_to_tensor(crops)).argmax(1).numpy())
+    predicted = np.concatenate(predictions) if predictions else np.zeros((0,), np.int64)
+    accuracy = float((predicted == labels).mean()) if len(labels) else float("nan")
+    return accuracy, predicted
+
+
+def train_classifier(
+    train_npz: list[str | Path],
+    val_npz: str | Path | None,
+    run_dir: str | Path,
+    *,
+    epochs: int = 12,
+    batch: int = 128,
+    lr: float = 3e-3,
+    threads: int = 2,
+    seed: int = 0,
+    max_per_class: int | None = None,
+) -> Path:
+    """Train (or resume) the classifier; returns RUN/best.pt. Each NPZ holds `crops` and `labels`."""
+    import torch
+    from torch import nn
+
+    torch.set_num_threads(threads)
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    parts = [np.load(p) for p in train_npz]
+    contexts = np.concatenate([p["crops"] for p in parts])
+    labels = np.concatenate([p["labels"] for p in parts])
+    if max_per_class:
+        rng = np.random.default_rng(seed)
+        keep = np.concatenate(
+            [rng.permutation(np.flatnonzero(labels == c))[:max_per_class] for c in range(len(CLASSES))]
+        )
+        contexts, labels = contexts[keep], labels[keep]
+    counts = np.bincount(labels, minlength=len(CLASSES))
+    print(f"training crops: {len(labels)}; per class min {counts.min()} max {counts.max()}", flush=True)
+    val_contexts = val_labels = None
+    if val_npz:
+        val = np.load(val_npz)
+        val_contexts, val_labels = val["crops"], val["labels"]
+
+    # sample rare classes more often (at most 4x)
+    weights = 1.0 / np.maximum(counts[labels], 1)
+    weights = np.minimum(weights, 4.0 / max(1, np.median(counts[counts > 0])))
+    weights /= weights.sum()
+
+    model = build_model()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
+    steps_per_epoch = max(1, len(labels) // batch)
+    total_steps = epochs * steps_per_epoch
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: min(1.0, (step + 1) / 200) * 0.5 * (1 + math.cos(math.pi * min(step, total_steps) / total_steps))
+    )
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    start_epoch, best_accuracy, history = 0, -1.0, []
+    last = run_dir / "last.pt"
+    if last.is_file():
+        state = torch.load(last, map_location="cpu", weights_only=False)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        schedule.load_state_dict(state["schedule"])
+        start_epoch, best_accuracy, history = state["epoch"] + 1, state["best_accuracy"], state["history"]
+        print(f"resuming {last} at epoch {start_epoch + 1}/{epochs}", flush=True)
+
+    for epoch in range(start_epoch, epochs):
+        rng = np.random.default_rng(seed * 1000 + epoch)
+        model.train()
+        began, seen, loss_sum = time.time(), 0, 0.0
+        for _ in range(steps_per_epoch):
+            index = rng.choice(len(labels), size=batch, p=weights)
+            crops = np.stack([augment(contexts[i], INPUT_WH, PAD, rng) for i in index])
+            target = torch.from_numpy(labels[index])
+            loss = loss_fn(model(_to_tensor(crops)), target)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            schedule.step()
+            seen += batch
+            loss_sum += float(loss) * batch
+        record = {"epoch": epoch + 1, "loss": round(loss_sum / seen, 4), "seconds": round(time.time() - began, 1)}
+        if val_contexts is not None:
+            record["val_accuracy"], _ = _evaluate(model, val_contexts, val_labels)
+        history.append(record)
+        print(json.dumps(record), flush=True)
+        score = record.get("val_accuracy", -record["loss"])
+        if score > best_accuracy:
+            best_accuracy = score
+            torch.save({"model": model.state_dict(), "epoch": epoch, "record": record}, run_dir / "best.pt")
+        torch.save(
+            {
+                "model": model.state_dict(), "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict(),
+                "epoch": epoch, "best_accuracy": best_accuracy, "history": history,
+            },
+            last,
+        )
+    (run_dir / "history.json").write_text(json.dumps(history, indent=1))
+    return run_dir / "best.pt"
+
+
+def export_classifier(checkpoint: str | Path, out: str | Path) -> Path:
+    """Export a classifier checkpoint to ONNX (input N x 3 x 56 x 40 in [0, 1], output logits)."""
+    import torch
+
+    model = build_model()
+    model.load_state_dict(torch.load(checkpoint, map_location="cpu", weights_only=False)["model"])
+    model.eval()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros(1, 3, INPUT_WH[1], INPUT_WH[0])
+    torch.onnx.export(
+        model, dummy, str(out), input_names=["crops"], output_names=["logits"],
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
+    )
+    return out

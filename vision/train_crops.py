@@ -1,0 +1,207 @@
+"""Tile crops for the classifier (stage 2): cut, render and augment (numpy + OpenCV only).
+
+A *context crop* is a tile box grown by CONTEXT of its size on every side, turned
+upright when it is wider than tall (as `vision.detector.crop_tiles` does), and
+resized to CONTEXT_WH. Training cuts a jittered box out of it on the fly
+(`augment`), so the classifier sees the loose and shifted boxes the finder gives.
+
+Sources: labelled datasets (records of `datasets.formats`: real photos, synthetic
+scenes) and the CC0 FluffyStuff tile art composed on random backgrounds.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.classes import CLASS_ID
+
+CONTEXT = 0.25
+CONTEXT_WH = (72, 96)
+FLUFFY_DIR = Path("/work/shared/tile-art/fluffystuff")
+
+
+def context_crop(rgb: np.ndarray, box) -> np.ndarray:
+    """The context crop (CONTEXT_WH, RGB uint8) around one xyxy box of `rgb`."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    bw, bh = max(1.0, x2 - x1), max(1.0, y2 - y1)
+    sideways = bw > bh
+    cw, ch = CONTEXT_WH
+    out_w, out_h = (ch, cw) if sideways else (cw, ch)
+    # affine map: the grown box -> the whole output (pixels outside the image are replicated)
+    gx1, gy1 = x1 - bw * CONTEXT, y1 - bh * CONTEXT
+    sx, sy = out_w / (bw * (1 + 2 * CONTEXT)), out_h / (bh * (1 + 2 * CONTEXT))
+    matrix = np.array([[sx, 0, -gx1 * sx], [0, sy, -gy1 * sy]], np.float32)
+    interpolation = cv2.INTER_AREA if min(sx, sy) < 1 else cv2.INTER_LINEAR
+    if min(sx, sy) < 0.5:  # shrink in two steps so that fine strokes do not alias
+        small = cv2.resize(rgb, None, fx=max(sx, sy) * 1.5, fy=max(sx, sy) * 1.5, interpolation=cv2.INTER_AREA)
+        factor = small.shape[1] / rgb.shape[1]
+        matrix = np.array([[sx / factor, 0, -gx1 * sx], [0, sy / factor, -gy1 * sy]], np.float32)
+        rgb = small
+    crop = cv2.warpAffine(rgb, matrix, (out_w, out_h), flags=interpolation, borderMode=cv2.BORDER_REPLICATE)
+    if sideways:
+        crop = cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE)
+    return crop
+
+
+def crops_from_records(records: list[dict], load_rgb) -> tuple[np.ndarray, np.ndarray]:
+    """Context crops and class ids for every box of `records` (`load_rgb(record) -> RGB array`)."""
+    crops, labels = [], []
+    for record in records:
+        rgb = load_rgb(record)
+        for box in record["boxes"]:
+            crops.append(context_crop(rgb, box["box"]))
+            labels.append(CLASS_ID[box["tile"]])
+    cw, ch = CONTEXT_WH
+    if not crops:
+        return np.zeros((0, ch, cw, 3), np.uint8), np.zeros((0,), np.int64)
+    return np.stack(crops), np.asarray(labels, np.int64)
+
+
+def _background(rng: np.random.Generator, width: int, height: int) -> np.ndarray:
+    base = rng.choice(
+        [(40, 110, 60), (30, 80, 140), (150, 110, 70), (220, 220, 215), (60, 60, 60), (170, 40, 40)]
+    )
+    colour = np.clip(np.asarray(base) + rng.normal(0, 20, 3), 0, 255)
+    noise = rng.normal(0, 8, (height, width, 1))
+    return np.clip(colour[None, None, :] + noise, 0, 255).astype(np.uint8)
+
+
+def _paste(background: np.ndarray, tile_rgba: np.ndarray, x: int, y: int, w: int, h: int) -> None:
+    tile = cv2.resize(tile_rgba, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)
+    alpha = tile[..., 3:4] / 255.0
+    region = background[y : y + h, x : x + w].astype(np.float32)
+    background[y : y + h, x : x + w] = (tile[..., :3] * alpha + region * (1 - alpha)).astype(np.uint8)
+
+
+def fluffystuff_tiles(art_dir: Path = FLUFFY_DIR) -> list[tuple[str, np.ndarray]]:
+    """(code, RGBA tile) for every face of both FluffyStuff styles (face over Front.png), and Back.png."""
+    tiles = []
+    for style in ("regular", "black"):
+        folder = art_dir / style
+        if not (folder / "Front.png").is_file():
+            continue
+        front = cv2.cvtColor(cv2.imread(str(folder / "Front.png"), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGRA2RGBA)
+        for path in sorted(folder.glob("*.png")):
+            code = path.stem
+            if code in CLASS_ID and code != "BACK":
+                face = cv2.cvtColor(cv2.imread(str(path), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGRA2RGBA)
+                alpha = face[..., 3:4].astype(np.float32) / 255.0
+                tile = front.copy()
+                tile[..., :3] = (face[..., :3] * alpha + front[..., :3] * (1 - alpha)).astype(np.uint8)
+                tiles.append((code, tile))
+        back = folder / "Back.png"
+        if back.is_file():
+            tiles.append(("BACK", cv2.cvtColor(cv2.imread(str(back), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGRA2RGBA)))
+    return tiles
+
+
+def rendered_crops(copies: int, seed: int = 0, art_dir: Path = FLUFFY_DIR) -> tuple[np.ndarray, np.ndarray]:
+    """`copies` context crops per FluffyStuff tile, on random backgrounds, neighbours at the sides.
+
+    Backs are recoloured (hue shifts) since real tile backs come in many colours.
+    """
+    rng = np.random.default_rng(seed)
+    tiles = fluffystuff_tiles(art_dir)
+    crops, labels = [], []
+    cw, ch = CONTEXT_WH
+    tw, th = round(cw / (1 + 2 * CONTEXT)), round(ch / (1 + 2 * CONTEXT))
+    x0, y0 = (cw - tw) // 2, (ch - th) // 2
+    for code, tile in tiles:
+        for _ in range(copies):
+            canvas = _background(rng, cw, ch)
+            art = tile
+            if code == "BACK":
+                hsv = cv2.cvtColor(tile[..., :3], cv2.COLOR_RGB2HSV)
+                hsv[..., 0] = (hsv[..., 0].astype(int) + int(rng.integers(0, 180))) % 180
+                art = np.dstack([cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB), tile[..., 3]])
+            if rng.random() < 0.6:  # neighbouring tiles of a hand
+                _, left = tiles[int(rng.integers(len(tiles)))]
+                _, right = tiles[int(rng.integers(len(tiles)))]
+                _paste(canvas, left[:, -left.shape[1] // 4 :], 0, y0, x0 - 1, th)
+                _paste(canvas, right[:, : right.shape[1] // 4], x0 + tw + 1, y0, cw - x0 - tw - 1, th)
+            _paste(canvas, art, x0, y0, tw, th)
+            crops.append(canvas)
+            labels.append(CLASS_ID[code])
+    return np.stack(crops), np.asarray(labels, np.int64)
+
+
+def augment(context: np.ndarray, out_wh: tuple[int, int], pad: float, rng: np.random.Generator) -> np.ndarray:
+    """A training crop (out_wh) from a context crop: box jitter, rotation, colour, blur, JPEG."""
+    cw, ch = CONTEXT_WH
+    bw, bh = cw / (1 + 2 * CONTEXT), ch / (1 + 2 * CONTEXT)
+    # jittered box (the finder's boxes are loose or tight by ~10%)
+    w = bw * (1 + pad * 2) * rng.uniform(0.88, 1.12)
+    h = bh * (1 + pad * 2) * rng.uniform(0.88, 1.12)
+    cx = cw / 2 + bw * rng.uniform(-0.07, 0.07)
+    cy = ch / 2 + bh * rng.uniform(-0.07, 0.07)
+    angle = rng.uniform(-10, 10) + (180 if rng.random() < 0.5 else 0)
+    out_w, out_h = out_wh
+    # output pixel -> context pixel: scale, rotate about the centre
+    theta = np.deg2rad(angle)
+    cos, sin = np.cos(theta), np.sin(theta)
+    sx, sy = w / out_w, h / out_h
+    m = np.array([[cos * sx, -sin * sy], [sin * sx, cos * sy]], np.float32)
+    offset = np.array([cx, cy], np.float32) - m @ np.array([out_w / 2, out_h / 2], np.float32)
+    inverse = np.hstack([m, offset[:, None]])
+    crop = cv2.warpAffine(
+        context, inverse, (out_w, out_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    crop = crop.astype(np.float32)
+    gain = rng.uniform(0.7, 1.3) * rng.uniform(0.9, 1.1, 3)
+    crop = (crop - 128) * rng.uniform(0.75, 1.25) + 128
+    crop = crop * gain + rng.uniform(-25, 25)
+    if rng.random() < 0.2:  # washed-out colours
+        grey = crop.mean(axis=2, keepdims=True)
+        crop = grey + (crop - grey) * rng.uniform(0.2, 0.8)
+    crop = np.clip(crop, 0, 255).astype(np.uint8)
+    if rng.random() < 0.3:
+        crop = cv2.GaussianBlur(crop, (3, 3), rng.uniform(0.3, 1.2))
+    if rng.random() < 0.3:
+        ok, encoded = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(25, 90))])
+        crop = cv2.imdecode(encoded, cv2.IMREAD_UNCHANGED)
+    return crop
+
+
+def centre_crop(context: np.ndarray, out_wh: tuple[int, int], pad: float) -> np.ndarray:
+    """The crop the detector would cut for an exact box (no augmentation): for validation."""
+    cw, ch = CONTEXT_WH
+    bw, bh = cw / (1 + 2 * CONTEXT), ch / (1 + 2 * CONTEXT)
+    w, h = bw * (1 + 2 * pad), bh * (1 + 2 * pad)
+    x1, y1 = (cw - w) / 2, (ch - h) / 2
+    patch = context[int(round(y1)) : int(round(y1 + h)), int(round(x1)) : int(round(x1 + w))]
+    return cv2.resize(patch, out_wh, interpolation=cv2.INTER_AREA)
+
+
+def _load_rgb(record: dict) -> np.ndarray:
+    bgr = cv2.imread(str(record["file"]), cv2.IMREAD_COLOR)
+    if bgr is None:
+        raise FileNotFoundError(record["file"])
+    return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+
+
+def records_in_list(records: list[dict], list_file: str | Path) -> list[dict]:
+    """The records whose image is named (by base name) in a YOLO split list such as train.txt."""
+    names = {Path(line.strip()).name for line in Path(list_file).read_text().splitlines() if line.strip()}
+    return [r for r in records if Path(r["file"]).name in names]
+
+
+def save_crops(records: list[dict], out: str | Path) -> Path:
+    """Context crops of every box of `records` into OUT (NPZ with `crops` and `labels`)."""
+    crops, labels = crops_from_records(records, _load_rgb)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(out, crops=crops, labels=labels)
+    print(f"{out}: {len(labels)} crops from {len(records)} images", flush=True)
+    return out
+
+
+def save_rendered_crops(out: str | Path, copies: int = 60, seed: int = 0) -> Path:
+    crops, labels = rendered_crops(copies, seed)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(out, crops=crops, labels=labels)
+    print(f"{out}: {len(labels)} rendered crops", flush=True)
+    return out

@@ -1,0 +1,39 @@
+"""Export both trained stages to ONNX and describe them in model.json (needs the `train` extra)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from vision.classes import CLASSES
+from vision.detector import MODEL_JSON
+from vision.train_classifier import INPUT_WH, PAD, export_classifier
+from vision.train_finder import export_finder
+
+FINDER_FILE = "finder.onnx"
+CLASSIFIER_FILE = "classifier.onnx"
+
+
+def export_model(
+    finder_checkpoint: str | Path,
+    classifier_checkpoint: str | Path,
+    out: str | Path,
+    imgsz: int,
+    provenance: dict | None = None,
+    conf: float = 0.25,
+    iou: float = 0.5,
+) -> Path:
+    """Write OUT/finder.onnx, OUT/classifier.onnx and OUT/model.json; returns model.json's path."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    export_finder(finder_checkpoint, out / FINDER_FILE, imgsz)
+    export_classifier(classifier_checkpoint, out / CLASSIFIER_FILE)
+    spec = {
+        "format": "fanshot-two-stage-1",
+        "classes": CLASSES,
+        "finder": {"file": FINDER_FILE, "imgsz": imgsz, "conf": conf, "iou": iou, "classes": ["tile"]},
+        "classifier": {"file": CLASSIFIER_FILE, "input_wh": list(INPUT_WH), "pad": PAD},
+        **(provenance or {}),
+    }
+    path = out / MODEL_JSON
+    path.write_text(json.dumps(spec, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
