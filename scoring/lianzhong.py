@@ -20,7 +20,6 @@ import itertools
 from collections import Counter
 from functools import lru_cache
 
-from . import fans as F
 from .errors import HandError
 from .fans import Fan
 from .rulesets import MCR, RuleSet, register_ruleset
@@ -64,31 +63,34 @@ def _all_tiles(hand: dict) -> list[str]:
     return list(hand["concealed"]) + [hand["win_tile"]] + [t for m in hand["melds"] for t in m["tiles"]]
 
 
-def four_winds_green_pair(hand: dict, context: dict):
+# Predicates: (hand, this rule set's context, the groups MCR counted) -> the tile groups the fan
+# is counted on, or None.
+
+def four_winds_green_pair(hand: dict, context: dict, groups: list):
     """A pung or kong of each wind and a pair of 发: all other tiles are these."""
     counts = Counter(_all_tiles(hand))
     if all(counts[w] >= 3 for w in WINDS) and counts["J2"] == 2 and set(counts) == set(WINDS) | {"J2"}:
-        return [t for t in WINDS for _ in range(counts[t])] + ["J2", "J2"]
+        return [[w] * counts[w] for w in WINDS] + [["J2", "J2"]]
     return None
 
 
-def heavenly_hand(hand: dict, context: dict):
-    return _all_tiles(hand) if context["first_turn"] == "initial_deal" else None
+def heavenly_hand(hand: dict, context: dict, groups: list):
+    return groups if context["first_turn"] == "initial_deal" else None
 
 
-def earthly_hand(hand: dict, context: dict):
-    return _all_tiles(hand) if context["first_turn"] == "first_draw_after_dealer" else None
+def earthly_hand(hand: dict, context: dict, groups: list):
+    return groups if context["first_turn"] == "first_draw_after_dealer" else None
 
 
-def human_hand(hand: dict, context: dict):
-    return _all_tiles(hand) if context["first_turn"] == "first_go_around" else None
+def human_hand(hand: dict, context: dict, groups: list):
+    return groups if context["first_turn"] == "first_go_around" else None
 
 
-def wild_kong(hand: dict, context: dict):
+def wild_kong(hand: dict, context: dict, groups: list):
     wild = context["wild_tile"]
     for meld in hand["melds"]:
         if wild and meld["kind"] == "kong" and meld["tiles"][0] == wild:
-            return list(meld["tiles"])
+            return [list(meld["tiles"])]
     return None
 
 
@@ -169,48 +171,62 @@ def _honour_sets(counts: tuple, pair: bool) -> bool:
     return sum(n == 2 for n in counts) == (1 if pair else 0)
 
 
-def could_win(tiles: Counter, melds: int) -> bool:
-    """A quick test that `tiles` (the concealed part) may be a winning MCR shape; the calculator decides.
-
-    True for every winning shape (four sets and a pair, 七对, 十三幺, 全不靠/七星不靠, 组合龙);
+def could_win(vec: list, melds: int) -> bool:
+    """A quick test that the concealed counts `vec` (34, in PLAYING_TILES order) may win; the calculator
+    decides.  True for every winning shape (four sets and a pair, 七对, 十三幺, 全不靠/七星不靠, 组合龙);
     it may also be true for a few tiles that do not win."""
-    vec = [tiles[c] for c in PLAYING_TILES]
-    groups = [tuple(vec[0:9]), tuple(vec[9:18]), tuple(vec[18:27])]
+    groups = (tuple(vec[0:9]), tuple(vec[9:18]), tuple(vec[18:27]))
     honours = tuple(vec[27:34])
-    for holder in range(4):   # which group holds the pair
-        ok = all(_suit_sets(g, i == holder) for i, g in enumerate(groups))
-        if ok and _honour_sets(honours, holder == 3):
+    for holder in range(4):   # which suit (or the honours) holds the pair
+        if all(_suit_sets(g, i == holder) for i, g in enumerate(groups)) and _honour_sets(honours, holder == 3):
             return True
+    present = {PLAYING_TILES[i] for i, n in enumerate(vec) if n}
     if melds:
-        return melds == 1 and any(k <= set(tiles) for k in _KNITTED)
-    if all(n % 2 == 0 for n in vec):
-        return True
-    if set(tiles) == _THIRTEEN:
-        return True
-    return all(n <= 1 for n in vec) or any(k <= set(tiles) for k in _KNITTED)
+        return melds == 1 and any(k <= present for k in _KNITTED)
+    return (all(n % 2 == 0 for n in vec) or present == _THIRTEEN or max(vec) <= 1
+            or any(k <= present for k in _KNITTED))
+
+
+MAX_FREE_WILDS = 2   # up to this many concealed wild tiles are tried as every tile
+
+
+def candidate_tiles(hand: dict, wild: str, wilds: int) -> tuple:
+    """The tiles a wild tile is tried as: every tile for up to MAX_FREE_WILDS wild tiles; beyond that
+    (a bounded search) the honours and the tiles at most two ranks from a tile of the hand."""
+    if wilds <= MAX_FREE_WILDS:
+        return PLAYING_TILES
+    own = {t for t in _all_tiles(hand) if t != wild}
+    near = {f"{t[0]}{r}" for t in own if t[0] in "WTB"
+            for r in range(int(t[1]) - 2, int(t[1]) + 3) if 1 <= r <= 9}
+    return tuple(t for t in PLAYING_TILES if t in near or t in HONOR_TILES)
 
 
 def substitutions(hand: dict, wild: str):
-    """Every way the concealed wild tiles may stand for other tiles that can make a winning shape.
+    """The ways the concealed wild tiles may stand for other tiles and make a winning shape.
 
     Yields (concealed, win_tile, stands_for) with the wild tiles replaced; the winning tile,
     if it is a wild tile, is replaced too."""
+    index = {code: i for i, code in enumerate(PLAYING_TILES)}
     concealed = [t for t in hand["concealed"] if t != wild]
-    wilds = len(hand["concealed"]) - len(concealed) + (hand["win_tile"] == wild)
-    fixed = Counter(concealed)
     win_is_wild = hand["win_tile"] == wild
-    if not win_is_wild:
-        fixed[hand["win_tile"]] += 1
-    in_melds = Counter(t for m in hand["melds"] for t in m["tiles"])
+    wilds = len(hand["concealed"]) - len(concealed) + win_is_wild
+    fixed = [0] * len(PLAYING_TILES)
+    for t in concealed + ([] if win_is_wild else [hand["win_tile"]]):
+        fixed[index[t]] += 1
+    room = [4 - n for n in fixed]
+    for meld in hand["melds"]:
+        for t in meld["tiles"]:
+            room[index[t]] -= 1
     seen = set()
-    for chosen in itertools.combinations_with_replacement(PLAYING_TILES, wilds):
-        tiles = fixed + Counter(chosen)
-        if any(tiles[t] + in_melds[t] > 4 for t in set(chosen)):
+    for chosen in itertools.combinations_with_replacement(candidate_tiles(hand, wild, wilds), wilds):
+        vec = list(fixed)
+        for t in chosen:
+            vec[index[t]] += 1
+        if any(vec[index[t]] - fixed[index[t]] > room[index[t]] for t in chosen):
             continue
-        if not could_win(tiles, len(hand["melds"])):
+        if not could_win(vec, len(hand["melds"])):
             continue
-        wins = sorted(set(chosen)) if win_is_wild else [hand["win_tile"]]
-        for win in wins:
+        for win in (sorted(set(chosen)) if win_is_wild else [hand["win_tile"]]):
             rest = list(chosen)
             if win_is_wild:
                 rest.remove(win)
@@ -223,30 +239,35 @@ def substitutions(hand: dict, wild: str):
 # ---------------------------------------------------------------- scoring
 
 def _mcr_score(hand: dict) -> dict:
-    from . import score_hand
+    from .score import score_hand
     return score_hand(hand, MCR.name)
 
 
 def _best_with_wilds(hand: dict, wild: str):
     """The MCR score of the substitution that scores highest (ties: the first in tile order)."""
+    from .hand import validate_hand
+    from .score import fan_table_of
+    values = MCR.points()
     best = None
     for concealed, win, stands_for in substitutions(hand, wild):
         trial = {**hand, "concealed": concealed, "win_tile": win}
         try:
-            score = _mcr_score(trial)
+            table, _ = fan_table_of(validate_hand(trial), MCR)
         except HandError:
             continue
-        if best is None or score["total"] > best[0]["total"]:
-            best = (score, trial, stands_for)
+        total = sum(v * n for v, n in zip(values, table) if n)
+        if best is None or total > best[0]:
+            best = (total, trial, stands_for)
     if best is None:
         raise HandError("not_a_winning_hand", f"no tiles that the wild {glyph(wild)} could stand for make "
                         "a winning hand")
-    return best
+    return _mcr_score(best[1]), best[1], best[2]
 
 
 def _fan_json(fan: Fan, tiles: list) -> dict:
-    return {"name_zh": fan.name_zh, "name_en": fan.name_en, "points": fan.points, "count": 1,
-            "tiles": tiles, "key": fan.key}
+    shown = ", ".join("".join(glyph(t) for t in group) for group in tiles)
+    return {"id": fan.id, "key": fan.key, "name_zh": fan.name_zh, "name_en": fan.name_en,
+            "points": fan.points, "count": 1, "tiles": tiles, "text": f"{fan.name_zh} {fan.points} ({shown})"}
 
 
 def score_lianzhong(hand: dict, ruleset: RuleSet | None = None) -> dict:
@@ -262,19 +283,20 @@ def score_lianzhong(hand: dict, ruleset: RuleSet | None = None) -> dict:
         score, mcr_hand, stands_for = _best_with_wilds(mcr_hand, wild)
     else:
         score = _mcr_score(mcr_hand)
+    groups = [g["tiles"] for g in score.get("melds", [])]
     extras = []
     for fan in EXTRA_FANS:
-        tiles = PREDICATES[fan.key](mcr_hand, ours)
+        tiles = PREDICATES[fan.key](mcr_hand, ours, groups)
         if tiles is not None:
-            extras.append((fan, tiles))
-    excluded = {F.BY_KEY[k].name_zh for fan, _ in extras for k in fan.excludes if k in F.BY_KEY}
-    fans = [f for f in score["fans"] if f["name_zh"] not in excluded] + [_fan_json(f, t) for f, t in extras]
+            extras.append(_fan_json(fan, tiles))
+    excluded = {k for fan in EXTRA_FANS if any(e["key"] == fan.key for e in extras) for k in fan.excludes}
+    fans = [f for f in score["fans"] if f.get("key") not in excluded] + extras
     total = sum(f["points"] * f["count"] for f in fans)
     result = {**score, "ruleset": NAME, "fans": fans, "total": total,
-              "meets_minimum": bool(score["meets_minimum"] or extras)}
+              "meets_minimum": bool(score["meets_minimum"] or extras), "hand": hand}
     if stands_for is not None:
         result["wild"] = {"tile": wild, "stands_for": stands_for,
-                          "hand": {"concealed": mcr_hand["concealed"], "win_tile": mcr_hand["win_tile"]}}
+                          "concealed": mcr_hand["concealed"], "win_tile": mcr_hand["win_tile"]}
     return result
 
 
