@@ -20,6 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     label.add_argument("--out", help="with --export: a folder (yolo) or a JSON file (coco, labelstudio)")
     label.add_argument("--reviewed-only", action="store_true",
                        help="with --export: only images a person has checked")
+    label.add_argument("--prelabel", action="store_true",
+                       help="pre-label every image that has no label file yet, then exit "
+                            "(for other tools: X-AnyLabeling, CVAT; see docs/labelling.md)")
     label.set_defaults(func=run_label)
 
 
@@ -33,7 +36,40 @@ def run_label(args: argparse.Namespace) -> int:
         return 2
     if args.export:
         return _export(store, args)
+    if args.prelabel:
+        return _prelabel(store, args)
     return _serve(args)
+
+
+def _prelabel(store, args: argparse.Namespace) -> int:
+    import time
+
+    from api.label_store import LabelError
+    from vision.detector import get_detector
+
+    try:
+        detector = get_detector(args.model_dir)
+    except Exception as exc:  # no model in models/ yet, a broken model file ...
+        print(f"fanshot label: the detector is not available: {exc}", file=sys.stderr)
+        return 1
+    store.use_detector(detector)
+    todo = [path for path in store.image_paths() if not store.label_path(path).is_file()]
+    failed = 0
+    started = time.perf_counter()
+    for path in todo:
+        rel = path.relative_to(store.root).as_posix()
+        try:
+            doc = store.load(rel)
+        except LabelError as exc:
+            failed += 1
+            print(f"{rel}: {exc.message}", file=sys.stderr)
+            continue
+        print(f"{rel}: {len(doc['boxes'])} tiles")
+    seconds = time.perf_counter() - started
+    done = len(todo) - failed
+    per_image = f", {1000 * seconds / done:.0f} ms per image" if done else ""
+    print(f"pre-labelled {done} of {len(todo)} unlabelled images in {seconds:.1f} s{per_image}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def _export(store, args: argparse.Namespace) -> int:

@@ -156,6 +156,10 @@ class LabelStore:
         self._detector_factory = detector_factory or _shipped_detector
         self._lock = threading.RLock()
 
+    def use_detector(self, detector) -> None:
+        """Pre-label with `detector` from now on."""
+        self._detector_factory = lambda: detector
+
     # paths ---------------------------------------------------------------
 
     def _inside(self, path: Path) -> bool:

@@ -233,3 +233,21 @@ def test_cli_export_and_bad_folder(client, folder, tmp_path, capsys):
     assert fanshot_main(["label", str(tmp_path / "missing"), "--export", "coco", "--out", str(out)]) == 2
     assert "is not a folder" in capsys.readouterr().err
     assert fanshot_main(["label", str(folder), "--export", "yolo"]) == 2
+
+
+def test_cli_prelabel_labels_only_unlabelled_images(folder, monkeypatch, capsys):
+    import vision.detector
+
+    monkeypatch.setattr(vision.detector, "get_detector", lambda model_dir=None: FakeDetector())
+    (folder / "sub" / "b.txt").write_text("22 0.5 0.5 0.2 0.2\n")
+    assert fanshot_main(["label", str(folder), "--prelabel"]) == 0
+    assert sorted(classes_in(folder / "a.txt")) == [0, 21]
+    assert (folder / "sub" / "b.txt").read_text() == "22 0.5 0.5 0.2 0.2\n"  # never overwritten
+    err = capsys.readouterr().err
+    assert "pre-labelled 1 of 1 unlabelled images" in err and "ms per image" in err
+
+
+def test_cli_prelabel_without_a_model_fails_clearly(folder, monkeypatch, capsys):
+    assert fanshot_main(["label", str(folder), "--prelabel", "--model-dir", str(folder / "none")]) == 1
+    assert "detector is not available" in capsys.readouterr().err
+    assert not (folder / "a.txt").exists()
