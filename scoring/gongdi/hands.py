@@ -1,7 +1,8 @@
 """One small test per 20-幡 hand of the seed, over a hand and one of its readings.
 
-Each returns (holds, tiles): holds is True, False, or a string saying why the seed's
-words do not settle it (then the hand is "not covered").
+Each returns (holds, groups): holds is True, False, or a string saying why the seed's
+words do not settle it (then the hand is "not covered"); groups are the tiles it is
+counted on, as lists of tile codes.
 """
 from __future__ import annotations
 
@@ -14,27 +15,31 @@ def hand_tiles(hand: dict) -> list[str]:
     return list(hand["concealed"]) + [hand["win_tile"]] + [t for m in hand["melds"] for t in m["tiles"]]
 
 
+def _groups(reading: dict) -> list[list[str]]:
+    return [list(g["tiles"]) for g in reading["groups"]]
+
+
 def pure_suit(hand, reading):
     tiles = hand_tiles(hand)
-    return len({t[0] for t in tiles}) == 1 and tiles[0][0] in "WTB", tiles
+    return len({t[0] for t in tiles}) == 1 and tiles[0][0] in "WTB", _groups(reading)
 
 
 def all_honours(hand, reading):
-    tiles = hand_tiles(hand)
-    return all(t[0] in "FJ" for t in tiles), tiles
+    return all(t[0] in "FJ" for t in hand_tiles(hand)), _groups(reading)
 
 
 def triplet_chows(hand, reading):
     chows = Counter(tuple(g["tiles"]) for g in reading["groups"] if g["kind"] == "chow")
     same = [list(c) for c, n in chows.items() if n >= 3]
-    return bool(same), [list(same[0])] * 3 if same else []
+    return bool(same), [same[0]] * 3 if same else []
 
 
 def seven_pairs(hand, reading):
-    return reading["form"] == "seven_pairs", hand_tiles(hand)
+    return reading["form"] == "seven_pairs", _groups(reading)
 
 
 def three_concealed_pungs(hand, reading):
+    """A 卡 is 暗 when all its tiles were drawn: not one completed by another player's discard."""
     self_drawn = hand["context"]["self_drawn"]
     pungs = [g["tiles"] for g in reading["groups"]
              if g["kind"] == "pung" and not g["meld"] and (self_drawn or not g["win"])]
@@ -50,17 +55,18 @@ def three_concealed_pungs(hand, reading):
 def thirteen_terminals(hand, reading):
     """Only 1, 9 and 风, with some 1 or 9 (a hand of 风 alone is the seed's 风满楼)."""
     tiles = hand_tiles(hand)
-    return set(tiles) <= set(TERMINALS_AND_HONOURS) and any(t[0] in "WTB" for t in tiles), tiles
+    holds = set(tiles) <= set(TERMINALS_AND_HONOURS) and any(t[0] in "WTB" for t in tiles)
+    return holds, _groups(reading)
 
 
 def thirteen_unrelated(hand, reading):
-    return reading["form"] == "unrelated", hand_tiles(hand)
+    return reading["form"] == "unrelated", _groups(reading)
 
 
 def big_dragons(hand, reading):
     counts = Counter(hand_tiles(hand))
     dragons = ("J1", "J2", "J3")
-    return all(counts[d] >= 3 for d in dragons), [d for d in dragons for _ in range(counts[d])]
+    return all(counts[d] >= 3 for d in dragons), [[d] * counts[d] for d in dragons]
 
 
 TESTS = {"pure_suit": pure_suit, "all_honours": all_honours, "triplet_chows": triplet_chows,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..errors import HandError
 from ..hand import validate_hand
+from ..notation import format_hand
 from ..tiles import glyphs
 from . import rules
 from .hands import TESTS
@@ -28,8 +29,10 @@ def _evaluate(hand: dict, reading: dict) -> dict:
     for row in rules.LIMIT_HANDS:
         holds, tiles = TESTS[row["key"]](hand, reading)
         if holds is True:
-            held.append({"name_zh": row["name_zh"], "name_en": row["name_en"], "points": row["points"],
-                         "count": 1, "tiles": tiles, "quote": row["quote"]})
+            shown = ", ".join(glyphs(group) for group in tiles)
+            held.append({"key": row["key"].upper(), "name_zh": row["name_zh"], "name_en": row["name_en"],
+                         "points": row["points"], "count": 1, "tiles": tiles, "quote": row["quote"],
+                         "text": f"{row['name_zh']} {row['points']}{rules.UNIT} ({shown})"})
         elif holds:
             doubts.append(holds)
     return {"reading": reading, "held": held, "doubts": doubts,
@@ -90,7 +93,11 @@ def score_gongdi(hand: dict) -> dict:
         "minimum": rules.MIN_TO_WIN,
         "cap": rules.CAP,
         "partial": True,
-        "groups": [{"kind": g["kind"], "tiles": g["tiles"]} for g in least["reading"]["groups"]],
+        "form": least["reading"]["form"],
+        "melds": [{"kind": g["kind"], "tiles": g["tiles"], "exposed": g["meld"] and not g["concealed"]}
+                  for g in least["reading"]["groups"]],
         "pair": _pair(least["reading"]),
         "readings": len(settled),
+        "hand": hand,
+        "text": format_hand(hand),
     }

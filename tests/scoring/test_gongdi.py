@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from scoring.errors import HandError
-from scoring.gongdi import rules, score_gongdi
-from scoring.notation import parse_hand
+from scoring import HandError, list_rulesets, parse_hand, score_hand
+from scoring.gongdi import rules
 from scoring.tiles import PLAYING_TILES
+
+RULES = "gongdi-1990"
+
+
+def score_gongdi(hand: dict) -> dict:
+    return score_hand(hand, RULES)
 
 
 def score(text: str, **context) -> dict:
@@ -79,6 +84,16 @@ def test_not_a_winning_hand():
     """“一手牌胡牌（也叫和牌）时只能有“扑”、“卡”或“杠”、“将””"""
     err = error("124m456m789m123p5p+5p")
     assert err.code == "not_a_winning_hand"
+
+
+def test_listed_as_partial_with_the_seed_hands():
+    """The seed is cut off after “（8）大三元：胡牌时有“中、发、白”各不少于三张。”: the rule set says so."""
+    listed = {r["name"]: r for r in list_rulesets()}[RULES]
+    assert listed["partial"] is True and listed["unit"] == "幡" and listed["minimum"] == 8
+    assert [f["name_zh"] for f in listed["fans"]] == ["清一色", "风满楼", "三姊妹", "七大对", "三暗卡",
+                                                     "十三幺", "十三不靠", "大三元"]
+    assert all(f["points"] == 20 and f["quote"] for f in listed["fans"])
+    assert score("[CCC] [FFF] PP 123m 55s+P")["partial"] is True
 
 
 # ---- 二、幡数计算法: the principles -------------------------------------------------------
@@ -199,4 +214,4 @@ def test_big_three_dragons():
     """“（8）大三元：胡牌时有“中、发、白”各不少于三张。”"""
     result = score("[CCC] [FFF] PP 123m 55s+P", self_drawn=False)
     assert names(result) == {"大三元"}
-    assert sorted(result["fans"][0]["tiles"]) == sorted(["J1"] * 3 + ["J2"] * 3 + ["J3"] * 3)
+    assert result["fans"][0]["tiles"] == [["J1"] * 3, ["J2"] * 3, ["J3"] * 3]
