@@ -68,7 +68,10 @@ def _detector(request: Request):
 
 
 def _model_version(detector) -> str:
-    return str(getattr(detector, "model_version", None) or "fanshot-detector")
+    """A name for the model: its `model_version`, else the version or format in models/model.json."""
+    spec = getattr(detector, "spec", None) or {}
+    version = getattr(detector, "model_version", None) or spec.get("version") or spec.get("format")
+    return str(version or "fanshot-detector")
 
 
 # --- label config -------------------------------------------------------------------

@@ -251,3 +251,9 @@ def test_cli_prelabel_without_a_model_fails_clearly(folder, monkeypatch, capsys)
     assert fanshot_main(["label", str(folder), "--prelabel", "--model-dir", str(folder / "none")]) == 1
     assert "detector is not available" in capsys.readouterr().err
     assert not (folder / "a.txt").exists()
+
+
+def test_error_statuses_are_declared_in_the_openapi_schema(client):
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"400", "403", "404", "415", "422"} <= set(paths["/api/v1/label/labels"]["put"]["responses"])
+    assert {"409", "422"} <= set(paths["/api/v1/label/export"]["get"]["responses"])
