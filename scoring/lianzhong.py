@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from .errors import HandError
 from .fans import Fan
+from .notation import format_hand
 from .rulesets import MCR, RuleSet, register_ruleset
 from .tiles import HONOR_TILES, PLAYING_TILES, SUIT_TILES, glyph
 
@@ -293,10 +294,11 @@ def score_lianzhong(hand: dict, ruleset: RuleSet | None = None) -> dict:
     fans = [f for f in score["fans"] if f.get("key") not in excluded] + extras
     total = sum(f["points"] * f["count"] for f in fans)
     result = {**score, "ruleset": NAME, "fans": fans, "total": total,
-              "meets_minimum": bool(score["meets_minimum"] or extras), "hand": hand}
+              "meets_minimum": bool(score["meets_minimum"] or extras), "hand": hand, "text": format_hand(hand)}
     if stands_for is not None:
         result["wild"] = {"tile": wild, "stands_for": stands_for,
                           "concealed": mcr_hand["concealed"], "win_tile": mcr_hand["win_tile"]}
+        result["text"] += f"   混{glyph(wild)} = {''.join(glyph(t) for t in stands_for)}"
     return result
 
 

@@ -7,7 +7,7 @@ set is partial and the scorer says "not covered" wherever a hand needs them.
 from __future__ import annotations
 
 NAME = "gongdi-1990"
-TITLE = "工地 1990: the traditional 1990 工地 rules, scored in 幡 (partial)"
+TITLE = "工地 1990: the traditional 1990 工地 rules, scored in 幡"
 UNIT = "幡"
 
 MIN_TO_WIN = 8     # 最低八幡才能胡牌
