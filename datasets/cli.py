@@ -1,0 +1,160 @@
+"""`fanshot synth` (synthetic scenes) and `fanshot dataset ...` (convert, merge, split, stats, sheet)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _int_list(text: str) -> list[int]:
+    try:
+        values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected integers separated by commas, got {text!r}") from None
+    if not values or min(values) < 64 or max(values) > 8192:
+        raise argparse.ArgumentTypeError("long sides must be between 64 and 8192 pixels")
+    return values
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("synth", help="render synthetic photos of winning hands (YOLO + hand/score JSON)")
+    p.add_argument("--n", type=int, required=True, help="number of images")
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--seed", type=int, default=0, help="seed (900000 and above: reserved for held-out sets)")
+    p.add_argument("--start", type=int, default=0, help="index of the first image (to extend a set)")
+    p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    p.add_argument("--long-side", type=_int_list, default=[1280], metavar="PX[,PX...]",
+                   help="long side of the photos in pixels, one picked per image (default 1280)")
+    p.add_argument("--styles", default=None, metavar="NAME[,NAME...]",
+                   help="tile art families to use (default: all installed); see --list-styles")
+    p.add_argument("--list-styles", action="store_true", help="print the tile art families available here")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_synth)
+
+    d = subparsers.add_parser("dataset", help="tile dataset tools: convert, merge, split, stats, sheet")
+    sub = d.add_subparsers(dest="dataset_command", metavar="ACTION")
+    d.set_defaults(func=lambda args: (d.print_help(), 2)[1])
+
+    c = sub.add_parser("convert", help="convert between yolo, coco and labelstudio (boxes kept to the pixel)")
+    c.add_argument("src", help="a YOLO folder (with data.yaml) or a COCO / Label Studio JSON file")
+    c.add_argument("dst", help="output folder (yolo) or JSON file (coco, labelstudio)")
+    c.add_argument("--to", required=True, choices=["yolo", "coco", "labelstudio"])
+    c.add_argument("--from", dest="src_format", choices=["yolo", "coco", "labelstudio"], help="default: guessed")
+    c.add_argument("--images", help="folder of the images of a JSON source (default: next to the JSON)")
+    c.add_argument("--image-root", help="store image names relative to this folder (JSON outputs)")
+    c.add_argument("--no-copy", action="store_true", help="yolo output: write labels only, not images")
+    c.set_defaults(func=_convert)
+
+    m = sub.add_parser("merge", help="merge datasets into one YOLO folder, class names remapped to our codes")
+    m.add_argument("sources", nargs="+", help="datasets (any format); prefix NAME= to name a source")
+    m.add_argument("--out", required=True)
+    m.set_defaults(func=_merge)
+
+    s = sub.add_parser("split", help="split a YOLO folder by source photo into train.txt / val.txt")
+    s.add_argument("src")
+    s.add_argument("--val", type=float, default=0.1, help="share of source photos in val (default 0.1)")
+    s.add_argument("--seed", type=int, default=0)
+    s.set_defaults(func=_split)
+
+    t = sub.add_parser("stats", help="boxes per class, image sizes, boxes per image")
+    t.add_argument("src")
+    t.add_argument("--json", action="store_true", help="print JSON")
+    t.set_defaults(func=_stats)
+
+    h = sub.add_parser("sheet", help="contact sheet of crops per class, to check labels by eye")
+    h.add_argument("src")
+    h.add_argument("--out", required=True, help="output image (.jpg/.png)")
+    h.add_argument("--per-class", type=int, default=12)
+    h.add_argument("--classes", help="only these classes, comma separated")
+    h.add_argument("--seed", type=int, default=0)
+    h.set_defaults(func=_sheet)
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def _synth(args) -> int:
+    from datasets.synth import generate
+    from datasets.synth.tiles import style_families
+    available = style_families()
+    if args.list_styles:
+        print("\n".join(available))
+        return 0
+    families = None
+    if args.styles:
+        families = [s.strip() for s in args.styles.split(",") if s.strip()]
+        unknown = [s for s in families if s not in available]
+        if unknown:
+            return _fail(f"unknown or unavailable styles: {', '.join(unknown)} (available: {', '.join(available)})")
+    if args.n < 1 or args.workers < 1 or args.start < 0:
+        return _fail("--n and --workers must be at least 1, --start at least 0")
+    try:
+        result = generate.generate(args.out, args.n, args.seed, start=args.start, workers=args.workers,
+                                   long_sides=args.long_side, families=families, progress=not args.quiet)
+    except (generate.SynthError, OSError) as exc:
+        return _fail(str(exc))
+    rate = result["images"] / result["seconds"]
+    print(f"wrote {result['images']} images, {result['boxes']} boxes to {args.out} "
+          f"in {result['seconds']:.1f} s ({rate:.1f} images/s, {args.workers} worker(s))")
+    return 0
+
+
+def _convert(args) -> int:
+    from datasets import formats
+    try:
+        data = formats.read_dataset(args.src, args.src_format, image_dir=args.images)
+        formats.write_dataset(data, args.dst, args.to, image_root=args.image_root, copy_images=not args.no_copy)
+    except (formats.DatasetError, OSError) as exc:
+        return _fail(str(exc))
+    print(f"{len(data)} images, {sum(len(r['boxes']) for r in data)} boxes -> {args.dst} ({args.to})")
+    return 0
+
+
+def _merge(args) -> int:
+    from datasets import formats, tools
+    try:
+        result = tools.merge(args.sources, args.out)
+    except (formats.DatasetError, OSError) as exc:
+        return _fail(str(exc))
+    for name, count in result["sources"].items():
+        print(f"{name}: {count} images")
+    print(f"{result['images']} images, {result['boxes']} boxes -> {args.out}")
+    return 0
+
+
+def _split(args) -> int:
+    from datasets import formats, tools
+    if not 0 < args.val < 1:
+        return _fail("--val must be between 0 and 1")
+    try:
+        result = tools.split(args.src, args.val, args.seed)
+    except (formats.DatasetError, OSError) as exc:
+        return _fail(str(exc))
+    print(f"train: {result['train']} images ({result['train_sources']} sources), "
+          f"val: {result['val']} images ({result['val_sources']} sources); wrote train.txt, val.txt, data.yaml")
+    return 0
+
+
+def _stats(args) -> int:
+    from datasets import formats, tools
+    try:
+        data = formats.read_dataset(args.src)
+    except (formats.DatasetError, OSError) as exc:
+        return _fail(str(exc))
+    stats = tools.stats(data)
+    print(json.dumps(stats, indent=1) if args.json else tools.format_stats(stats))
+    return 0
+
+
+def _sheet(args) -> int:
+    from datasets import formats, tools
+    classes = [c.strip() for c in args.classes.split(",")] if args.classes else None
+    try:
+        data = formats.read_dataset(args.src)
+        n = tools.contact_sheet(data, args.out, per_class=args.per_class, classes=classes, seed=args.seed)
+    except (formats.DatasetError, OSError, ValueError) as exc:
+        return _fail(str(exc))
+    print(f"{n} crops -> {args.out}")
+    return 0

@@ -1,0 +1,125 @@
+"""Write a synthetic dataset: `fanshot synth --n N --out DIR --seed S`.
+
+    DIR/images/NAME.jpg     the photo
+    DIR/labels/NAME.txt     YOLO boxes, our 43 classes (BACK = 42 for face-down tiles)
+    DIR/records/NAME.json   {"hand", "score", "boxes": [{"tile", "box", "role"}], "image", "width",
+                            "height", "style", "seed", "index"}
+    DIR/data.yaml, DIR/train.txt, DIR/val.txt (every 20th image is val)
+
+Image i depends only on (seed, i): the same command gives the same files whatever the
+number of workers, and a run can be extended with --start.
+"""
+from __future__ import annotations
+
+import json
+import multiprocessing
+import random
+import time
+from pathlib import Path
+
+ASPECTS = [((4, 3), 0.55), ((3, 2), 0.25), ((16, 9), 0.2)]
+RESERVED_SEEDS = 900000  # seeds from here on are kept for held-out evaluation sets
+
+
+class SynthError(RuntimeError):
+    """The generator cannot run (no scorer, bad options)."""
+
+
+def _scorer():
+    try:
+        from scoring import score_hand
+        from scoring.generate import random_winning_hand
+    except ImportError as exc:
+        raise SynthError(f"the hand generator of the scorer is not available ({exc}); "
+                         "synthetic scenes need scoring.generate.random_winning_hand") from exc
+    return random_winning_hand, score_hand
+
+
+def image_size(rng: random.Random, long_sides: list[int]) -> tuple[int, int]:
+    long = rng.choice(long_sides)
+    (a, b) = rng.choices([a for a, _ in ASPECTS], [w for _, w in ASPECTS])[0]
+    short = int(round(long * b / a / 2) * 2)
+    return (long, short) if rng.random() < 0.65 else (short, long)
+
+
+def make_example(seed: int, index: int, long_sides: list[int], families: list[str] | None = None) -> dict:
+    """One synthetic photo and its record, deterministic for (seed, index)."""
+    from datasets.synth.scene import render_scene
+    random_winning_hand, score_hand = _scorer()
+    rng = random.Random(f"example:{seed}:{index}")
+    hand = random_winning_hand(random.Random(f"hand:{seed}:{index}"))
+    size = image_size(rng, long_sides)
+    scene = render_scene(hand, f"{seed}:{index}", size, families)
+    hand = scene["hand"]
+    score = score_hand(hand)
+    boxes = [{"tile": t["tile"], "box": t["box"], "role": t["role"]} for t in scene["tiles"]]
+    return {"image": scene["image"], "scene": scene,
+            "record": {"hand": hand, "score": score, "boxes": boxes, "width": size[0], "height": size[1],
+                       "style": scene["style"], "seed": seed, "index": index}}
+
+
+def example_name(seed: int, index: int) -> str:
+    return f"synth_s{seed}_{index:06d}"
+
+
+def _write(job) -> int:
+    out, seed, index, long_sides, families, quality_range = job
+    import cv2
+    from datasets.formats import yolo_label_lines
+    example = make_example(seed, index, long_sides, families)
+    name = example_name(seed, index)
+    record = example["record"]
+    record["image"] = f"{name}.jpg"
+    quality = random.Random(f"jpeg:{seed}:{index}").randint(*quality_range)
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(example["image"], cv2.COLOR_RGB2BGR),
+                           [cv2.IMWRITE_JPEG_QUALITY, quality])
+    out = Path(out)
+    (out / "images" / f"{name}.jpg").write_bytes(buf.tobytes())
+    lines = yolo_label_lines({"width": record["width"], "height": record["height"], "boxes": record["boxes"]})
+    (out / "labels" / f"{name}.txt").write_text("".join(line + "\n" for line in lines))
+    (out / "records" / f"{name}.json").write_text(json.dumps(record, ensure_ascii=False))
+    return len(record["boxes"])
+
+
+def _init_worker():
+    import cv2
+    cv2.setNumThreads(1)
+
+
+def generate(out: str | Path, n: int, seed: int, start: int = 0, workers: int = 1,
+             long_sides: list[int] | None = None, families: list[str] | None = None,
+             quality: tuple[int, int] = (55, 95), progress: bool = True) -> dict:
+    """Write images start..start+n-1 of `seed` into `out`; returns {"images", "boxes", "seconds"}."""
+    from tqdm import tqdm
+    from datasets.formats import write_data_yaml
+    _scorer()  # fail early and clearly
+    if n < 1:
+        raise SynthError("--n must be at least 1")
+    long_sides = long_sides or [1280]
+    out = Path(out)
+    for sub in ("images", "labels", "records"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    jobs = [(str(out), seed, i, long_sides, families, quality) for i in range(start, start + n)]
+    t0 = time.perf_counter()
+    boxes = 0
+    bar = tqdm(total=n, unit="img", disable=not progress, desc=f"synth seed {seed}")
+    if workers <= 1:
+        _init_worker()
+        for job in jobs:
+            boxes += _write(job)
+            bar.update()
+    else:
+        ctx = multiprocessing.get_context("fork")
+        with ctx.Pool(workers, initializer=_init_worker) as pool:
+            for count in pool.imap(_write, jobs, chunksize=4):
+                boxes += count
+                bar.update()
+    bar.close()
+    seconds = time.perf_counter() - t0
+    names = sorted(p.name for p in (out / "images").glob("*.jpg"))
+    val = [f"./images/{x}" for k, x in enumerate(names) if k % 20 == 19]
+    train = [f"./images/{x}" for k, x in enumerate(names) if k % 20 != 19]
+    (out / "train.txt").write_text("".join(x + "\n" for x in train))
+    (out / "val.txt").write_text("".join(x + "\n" for x in val))
+    write_data_yaml(out, {"train": "train.txt", "val": "val.txt"})
+    return {"images": n, "boxes": boxes, "seconds": seconds}

@@ -1,0 +1,215 @@
+"""Render one synthetic photo of a revealed hand.
+
+The tiles are laid out on a flat table plane (datasets.synth.layout), drawn there as
+sprites over a table surface, and the plane is seen through one perspective transform
+(camera tilt, yaw, roll, zoom). An instance map (which tile covers each pixel) is warped
+with the image, and each label box is the tight box of its tile's pixels in that map:
+the visible tile, face and body, and nothing else.
+
+    render_scene(hand, seed, size=(1280, 960)) -> {"image", "instances", "tiles", "hand", "style"}
+"""
+from __future__ import annotations
+
+import copy
+import math
+import random
+
+import cv2
+import numpy as np
+
+from datasets.synth import backgrounds, effects
+from datasets.synth.layout import Dims, bounds, lay_out_hand, lay_out_strays
+from datasets.synth.tiles import make_sprite, random_style
+
+_PROCEDURAL_CACHE: dict = {}
+RACK_COLOURS = [(150, 100, 60), (40, 40, 45), (200, 190, 170), (30, 90, 60), (120, 30, 30)]
+MIN_VISIBLE = 0.35  # a stray tile cut by the frame keeps its label when this share of it shows
+
+
+def _translate(x: float, y: float) -> np.ndarray:
+    return np.array([[1, 0, x], [0, 1, y], [0, 0, 1]], np.float64)
+
+
+def _project(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    p = np.c_[pts, np.ones(len(pts))] @ m.T
+    return p[:, :2] / p[:, 2:3]
+
+
+def _camera(size, centre, roll_deg, tilt, yaw, shift) -> np.ndarray:
+    """Plane (pixels) -> image: centre the hand, tilt/yaw (projective), roll, move."""
+    w, h = size
+    py = -((tilt - 1) / (tilt + 1)) / (h / 2)
+    qx = yaw / (w / 2)
+    persp = np.array([[1, 0, 0], [0, 1, 0], [qx, py, 1]], np.float64)
+    a = math.radians(roll_deg)
+    rot = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
+    return _translate(w / 2 + shift[0], h / 2 + shift[1]) @ rot @ persp @ _translate(-centre[0], -centre[1])
+
+
+def _sprite_for(item, style, px, rng):
+    w = px["w"]
+    h = px["h"]
+    s = px["s_stand"] if item["pose"] == "stand" else px["s_flat"]
+    rgb, alpha = make_sprite(style, item["tile"], item["pose"], w, h, s, rng)
+    angle = item.get("angle", 0.0)
+    if angle:
+        sh, sw = alpha.shape
+        if abs(angle - 90) < 1e-6:
+            return np.ascontiguousarray(np.rot90(rgb)), np.ascontiguousarray(np.rot90(alpha))
+        m = cv2.getRotationMatrix2D((sw / 2, sh / 2), angle, 1.0)
+        c, s_ = abs(m[0, 0]), abs(m[0, 1])
+        nw, nh = int(sh * s_ + sw * c) + 2, int(sh * c + sw * s_) + 2
+        m[0, 2] += nw / 2 - sw / 2
+        m[1, 2] += nh / 2 - sh / 2
+        rgb = cv2.warpAffine(rgb, m, (nw, nh), flags=cv2.INTER_LINEAR)
+        alpha = cv2.warpAffine(alpha, m, (nw, nh), flags=cv2.INTER_LINEAR)
+    return rgb, alpha
+
+
+def _paste(canvas, instances, rgb, alpha, x, y, ident):
+    """Alpha-blend a sprite at (x, y) (clipped to the canvas) and mark its pixels in `instances`."""
+    ch, cw = canvas.shape[:2]
+    sh, sw = alpha.shape
+    x0, y0, x1, y1 = max(0, x), max(0, y), min(cw, x + sw), min(ch, y + sh)
+    if x0 >= x1 or y0 >= y1:
+        return None
+    a = alpha[y0 - y:y1 - y, x0 - x:x1 - x]
+    src = rgb[y0 - y:y1 - y, x0 - x:x1 - x]
+    region = canvas[y0:y1, x0:x1]
+    af = a[..., None].astype(np.float32) / 255.0
+    region[:] = (src * af + region * (1 - af)).astype(np.uint8)
+    instances[y0:y1, x0:x1][a >= 128] = ident
+    return (x, y, x + sw, y + sh)
+
+
+def _cast_shadows(canvas, sprites, places, tw, rng):
+    """Darken the canvas under and beside each sprite (drawn before the tiles, so only the table darkens)."""
+    ch, cw = canvas.shape[:2]
+    boxes = [(x, y, x + a.shape[1], y + a.shape[0]) for (_, a), (x, y) in zip(sprites, places)]
+    boxes = [b for b in boxes if b[2] > 0 and b[3] > 0 and b[0] < cw and b[1] < ch]
+    if not boxes:
+        return
+    dx, dy = rng.uniform(-0.25, 0.25) * tw, rng.uniform(0.05, 0.3) * tw
+    pad = int(tw * 0.6) + 2
+    x0 = max(0, min(b[0] for b in boxes) - pad)
+    y0 = max(0, min(b[1] for b in boxes) - pad)
+    x1 = min(cw, max(b[2] for b in boxes) + pad)
+    y1 = min(ch, max(b[3] for b in boxes) + pad)
+    q = 4
+    mask = np.zeros(((y1 - y0) // q + 1, (x1 - x0) // q + 1), np.float32)
+    for bx1, by1, bx2, by2 in boxes:
+        cv2.rectangle(mask, (int((bx1 - x0 + dx) / q), int((by1 - y0 + dy) / q)),
+                      (int((bx2 - x0 + dx) / q), int((by2 - y0 + dy) / q)), 1.0, -1)
+    mask = cv2.GaussianBlur(mask, (0, 0), max(0.8, tw / q / 6))
+    factor = 1.0 - rng.uniform(0.2, 0.55) * mask
+    factor = cv2.resize(factor, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
+    region = canvas[y0:y1, x0:x1]
+    region[:] = cv2.multiply(region, cv2.merge([factor, factor, factor]), dtype=cv2.CV_8U)
+
+
+def _fit_camera(size, hand_box_px, rng):
+    """A camera that shows the whole hand inside the frame, with a random pose and zoom."""
+    w, h = size
+    x1, y1, x2, y2 = hand_box_px
+    centre = ((x1 + x2) / 2, (y1 + y2) / 2)
+    corners = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)
+    roll = max(-28.0, min(28.0, rng.gauss(0, 9)))
+    if rng.random() < 0.04:
+        roll += 180
+    tilt, yaw = rng.uniform(1.0, 1.8), rng.uniform(-0.1, 0.1)
+    m = _camera(size, centre, roll, tilt, yaw, (0, 0))
+    p = _project(m, corners)
+    margin = 0.03 * min(w, h)
+    span_x, span_y = p[:, 0].max() - p[:, 0].min(), p[:, 1].max() - p[:, 1].min()
+    slack_x, slack_y = (w - 2 * margin - span_x), (h - 2 * margin - span_y)
+    cx, cy = (p[:, 0].max() + p[:, 0].min()) / 2 - w / 2, (p[:, 1].max() + p[:, 1].min()) / 2 - h / 2
+    shift = (rng.triangular(-slack_x / 2, slack_x / 2) - cx, rng.triangular(-slack_y / 2, slack_y / 2) - cy)
+    return _camera(size, centre, roll, tilt, yaw, shift), (span_x, span_y, margin)
+
+
+def render_scene(hand: dict, seed, size: tuple[int, int] = (1280, 960),
+                 families: list[str] | None = None, photo_effects: bool = True) -> dict:
+    """Draw `hand` (hand JSON) as a photo of `size` = (width, height), deterministic for `seed`.
+
+    Returns {"image": RGB uint8, "instances": uint8 map (0 = table, k = tiles[k-1]),
+    "tiles": [{"tile", "role", "box": [x1, y1, x2, y2], "instance"}], "hand": the hand as drawn
+    (a claimed tile turned sideways is recorded in its meld), "style": the art family}.
+    """
+    rng = random.Random(f"scene:{seed}")
+    nrng = np.random.default_rng(rng.getrandbits(64))
+    w_img, h_img = size
+    hand = copy.deepcopy(hand)
+    style = random_style(rng, families, _PROCEDURAL_CACHE)
+    dims = Dims(h=rng.uniform(1.28, 1.42), s_flat=rng.uniform(0.12, 0.4), s_stand=rng.uniform(0.1, 0.28))
+    layout = lay_out_hand(hand, rng, dims, narrow=h_img > w_img)
+    items = layout["items"]
+    hb = bounds(items, dims)
+
+    # tile size: the hand fills a random share of the frame, then shrinks until it fits
+    fill = rng.uniform(0.6, 0.97)
+    wu, hu = hb[2] - hb[0], hb[3] - hb[1]
+    tile_w = min(fill * w_img / wu, 0.8 * h_img / hu)
+    for _ in range(8):
+        tw = max(8, int(round(tile_w)))
+        m, (span_x, span_y, margin) = _fit_camera(size, [v * tw for v in hb], rng)
+        over = max(span_x / (w_img - 2 * margin), span_y / (h_img - 2 * margin))
+        if over <= 1.0 or tw == 8:
+            break
+        tile_w = tile_w / over * 0.97
+    px = {"w": tw, "h": int(round(dims.h * tw)), "s_flat": int(round(dims.s_flat * tw)),
+          "s_stand": int(round(dims.s_stand * tw))}
+    strays = lay_out_strays(rng, dims, hb, reach=max(w_img, h_img) / tw * 0.6)
+    all_items = items + strays
+
+    # the canvas: the part of the plane the camera sees
+    inv = np.linalg.inv(m)
+    seen = _project(inv, np.array([[0, 0], [w_img, 0], [w_img, h_img], [0, h_img]], np.float64))
+    ox, oy = np.floor(seen.min(axis=0)).astype(int) - 2
+    cw, ch = (np.ceil(seen.max(axis=0)).astype(int) + 2) - (ox, oy)
+    m_canvas = m @ _translate(ox, oy)
+
+    canvas = backgrounds.table(nrng, int(cw), int(ch))
+    instances = np.zeros((int(ch), int(cw)), np.uint8)
+    for rack in layout["racks"]:
+        colour = tuple(float(c) for c in rng.choice(RACK_COLOURS))
+        p1 = (int(rack["x1"] * tw - ox), int(rack["y1"] * tw - oy))
+        p2 = (int(rack["x2"] * tw - ox), int(rack["y2"] * tw - oy))
+        cv2.rectangle(canvas, p1, p2, colour, -1)
+        cv2.line(canvas, (p1[0], p2[1]), p2, tuple(c * 0.6 for c in colour), max(1, tw // 12))
+
+    # shadows: darken the table where the tiles will stand, offset away from the light
+    sprites = [_sprite_for(it, style, px, rng) for it in all_items]
+    places = [(int(round(it["x"] * tw)) - ox, int(round(it["y"] * tw)) - oy) for it in all_items]
+    _cast_shadows(canvas, sprites, places, tw, rng)
+    rects = [_paste(canvas, instances, rgb, alpha, x, y, k + 1)
+             for k, ((rgb, alpha), (x, y)) in enumerate(zip(sprites, places))]
+
+    image = cv2.warpPerspective(canvas, m_canvas, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    inst = cv2.warpPerspective(instances, m_canvas, size, flags=cv2.INTER_NEAREST, borderValue=0)
+
+    tiles = []
+    for k, (it, rect) in enumerate(zip(all_items, rects)):
+        if rect is None:
+            continue
+        quad = _project(m_canvas, np.array([[rect[0], rect[1]], [rect[2], rect[1]],
+                                            [rect[2], rect[3]], [rect[0], rect[3]]], np.float64))
+        rx1, ry1 = np.floor(quad.min(axis=0)).astype(int) - 2
+        rx2, ry2 = np.ceil(quad.max(axis=0)).astype(int) + 2
+        rx1, ry1, rx2, ry2 = max(0, rx1), max(0, ry1), min(w_img, rx2), min(h_img, ry2)
+        if rx1 >= rx2 or ry1 >= ry2:
+            continue
+        sub = inst[ry1:ry2, rx1:rx2] == k + 1
+        visible = int(sub.sum())
+        full = 0.5 * abs(np.dot(quad[:, 0], np.roll(quad[:, 1], 1)) - np.dot(quad[:, 1], np.roll(quad[:, 0], 1)))
+        if visible == 0 or (it["role"] == "stray" and visible < MIN_VISIBLE * 0.95 * full):
+            continue
+        rows, cols = np.nonzero(sub.any(axis=1))[0], np.nonzero(sub.any(axis=0))[0]
+        box = [int(rx1 + cols[0]), int(ry1 + rows[0]), int(rx1 + cols[-1] + 1), int(ry1 + rows[-1] + 1)]
+        if box[2] - box[0] < 3 or box[3] - box[1] < 3:
+            continue
+        tiles.append({"tile": it["tile"], "role": it["role"], "box": box, "instance": k + 1})
+
+    if photo_effects:
+        image = effects.photo(image, nrng)
+    return {"image": image, "instances": inst, "tiles": tiles, "hand": hand, "style": style.name,
+            "tile_width": tw}

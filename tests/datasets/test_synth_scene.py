@@ -1,0 +1,101 @@
+"""Rendered scenes: every label box is the tight box of its tile's pixels, and nothing else;
+every hand tile is labelled once with its role; the recorded score is the hand's score."""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from datasets.synth.generate import make_example
+from datasets.synth.scene import render_scene
+from scoring import score_hand
+from scoring.generate import random_winning_hand
+
+SIZES = [(320, 240), (240, 320), (400, 225)]
+
+
+def _scenes(n=9):
+    for i in range(n):
+        hand = random_winning_hand(random.Random(1000 + i))
+        yield hand, render_scene(hand, f"test:{i}", SIZES[i % 3])
+
+
+def _hand_tiles(hand):
+    tiles = list(hand["concealed"]) + [hand["win_tile"]] + list(hand.get("flowers", []))
+    for meld in hand["melds"]:
+        tiles += meld["tiles"]
+    return sorted(tiles)
+
+
+def test_boxes_are_the_tight_boxes_of_the_rendered_tiles():
+    for hand, scene in _scenes():
+        inst = scene["instances"]
+        assert scene["image"].shape[:2] == inst.shape
+        assert scene["tiles"], "a scene without labelled tiles"
+        for t in scene["tiles"]:
+            ys, xs = np.nonzero(inst == t["instance"])
+            assert len(xs) > 0
+            assert t["box"] == [xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]
+            x1, y1, x2, y2 = t["box"]
+            inside = inst[y1:y2, x1:x2]
+            own = (inside == t["instance"]).mean()
+            assert own > 0.4, f"box of {t['tile']} is mostly other things ({own:.2f})"
+        # the hand's tiles come first (ids 1..n); only strays cut by the frame may go unlabelled
+        labelled = {t["instance"] for t in scene["tiles"]}
+        n_hand = len(_hand_tiles(scene["hand"]))
+        visible = set(np.unique(inst)) - {0}
+        assert set(range(1, n_hand + 1)) <= labelled
+        assert all(i > n_hand for i in visible - labelled)
+
+
+def test_every_hand_tile_is_drawn_once_with_its_role():
+    for hand, scene in _scenes():
+        drawn = scene["hand"]
+        hand_boxes = [t for t in scene["tiles"] if t["role"] != "stray"]
+        assert len(hand_boxes) == len(_hand_tiles(drawn))
+        faces = sorted(t["tile"] for t in hand_boxes if t["tile"] != "BACK")
+        backs = sum(t["tile"] == "BACK" for t in hand_boxes)
+        concealed_kong_tiles = [c for m in drawn["melds"] if m["kind"] == "kong" and not m["exposed"]
+                                for c in m["tiles"]]
+        assert backs <= len(concealed_kong_tiles)
+        assert set(faces) <= set(_hand_tiles(drawn))
+        roles = [t["role"] for t in hand_boxes]
+        assert roles.count("winning tile") == 1
+        assert roles.count("concealed") == len(drawn["concealed"])
+        assert roles.count("flower") == len(drawn.get("flowers", []))
+        for k, meld in enumerate(drawn["melds"], 1):
+            assert roles.count(f"meld {k}") == len(meld["tiles"])
+
+
+def test_recorded_score_is_the_score_of_the_recorded_hand():
+    for i in range(4):
+        example = make_example(seed=3, index=i, long_sides=[320])
+        record = example["record"]
+        assert record["score"] == score_hand(record["hand"])
+        assert max(record["width"], record["height"]) == 320
+        assert example["image"].shape[:2] == (record["height"], record["width"])
+
+
+def test_same_seed_same_scene_and_another_seed_another():
+    hand = random_winning_hand(random.Random(5))
+    a = render_scene(hand, "seed-a", (320, 240))
+    b = render_scene(hand, "seed-a", (320, 240))
+    c = render_scene(hand, "seed-b", (320, 240))
+    assert np.array_equal(a["image"], b["image"]) and a["tiles"] == b["tiles"]
+    assert not np.array_equal(a["image"], c["image"])
+
+
+@pytest.mark.parametrize("family", ["procedural", "fluffy-regular"])
+def test_each_art_family_renders_all_43_classes(family):
+    """Flowers and the white dragon come out of the procedural fallback where the art lacks them."""
+    from datasets.synth.tiles import make_sprite, random_style
+    from vision.classes import CLASSES
+    style = random_style(random.Random(1), [family])
+    rng = random.Random(2)
+    plain = make_sprite(style, "J3", "up", 30, 40, 8, rng)[0]
+    for code in CLASSES:
+        rgb, alpha = make_sprite(style, code, "down" if code == "BACK" else "up", 30, 40, 8, rng)
+        assert rgb.shape == (48, 30, 3) and alpha.shape == (48, 30)
+        if code[0] in "WTBFH":
+            assert not np.array_equal(rgb, plain), f"{code} looks like a blank tile"
