@@ -57,6 +57,14 @@ class NotWinning(Exception):
     pass
 
 
+class FanTable(dict):
+    """fan id -> count; a missing fan counts 0 (the reference's zero-filled array, sparse)."""
+    __slots__ = ()
+
+    def __missing__(self, key):
+        return 0
+
+
 def make_pack(offer: int, kind: int, tile: int) -> int:
     return offer << 12 | kind << 8 | tile
 
@@ -123,96 +131,129 @@ def _divide(table, fixed_cnt, step, prev_eigen, work, result) -> bool:
     return ret
 
 
-_DIVISION_CACHE: dict = {}
+# Decompositions are found suit by suit: a suit's tile counts (9 numbers) decompose into
+# sets with or without the pair independently of the other suits, so each suit pattern is
+# worked out once and memoised (there are few distinct patterns, and they recur).
+
+_SUIT_MEMO: dict = {}
+
+
+def _suit_decompositions(base: int, counts: tuple) -> tuple:
+    """All ways one suit's counts split into sets and at most one pair: ((packs...), pair tile or 0)."""
+    key = (base, counts)
+    found = _SUIT_MEMO.get(key)
+    if found is not None:
+        return found
+    c = [0] + list(counts) + [0, 0]
+    out: set = set()
+
+    def rec(sets: tuple, pair: int) -> None:
+        r = 1
+        while r <= 9 and not c[r]:
+            r += 1
+        if r > 9:
+            out.add((tuple(sorted(sets)), pair))
+            return
+        t = base | r
+        if c[r] >= 3:
+            c[r] -= 3
+            rec(sets + ((PUNG << 8) | t,), pair)
+            c[r] += 3
+        if c[r] >= 2 and not pair:
+            c[r] -= 2
+            rec(sets, t)
+            c[r] += 2
+        if r <= 7 and c[r + 1] and c[r + 2]:
+            c[r] -= 1
+            c[r + 1] -= 1
+            c[r + 2] -= 1
+            rec(sets + ((CHOW << 8) | (t + 1),), pair)
+            c[r] += 1
+            c[r + 1] += 1
+            c[r + 2] += 1
+
+    rec((), 0)
+    if len(_SUIT_MEMO) > 500_000:
+        _SUIT_MEMO.clear()
+    found = _SUIT_MEMO[key] = tuple(out)
+    return found
+
+
+def _honor_decompositions(standing) -> tuple:
+    sets = []
+    pair = 0
+    for t in range(TE, TP + 1):
+        n = standing[t]
+        if n == 3:
+            sets.append((PUNG << 8) | t)
+        elif n == 2 and not pair:
+            pair = t
+        elif n:
+            return ()
+    return ((tuple(sets), pair),)
+
+
+def _eigen(pack: int) -> int:
+    t = pack & 0xFF
+    return (t << 16 | t << 8 | t) if (pack >> 8) & 0xF == PUNG else ((t - 1) << 16 | t << 8 | (t + 1))
 
 
 def divisions_of(standing: list, fixed_packs: list) -> list:
-    """All decompositions of the standing tiles (win tile included) into sets and a pair."""
-    fixed_cnt = len(fixed_packs)
-    key = bytes(standing[0x11:0x48])
-    cached = _DIVISION_CACHE.get(key)
-    if cached is None:
-        result: list = []
-        if any(n > 1 for n in standing):
-            work = [0] * fixed_cnt + [0] * (5 - fixed_cnt)
-            _divide(list(standing), fixed_cnt, 0, 0, work, result)
-        cached = [d[fixed_cnt:] for d in result]
-        if len(_DIVISION_CACHE) > 200_000:
-            _DIVISION_CACHE.clear()
-        _DIVISION_CACHE[key] = cached
-    return [list(fixed_packs) + tail for tail in cached]
-
-
-# ---------------------------------------------------------------- waits
-
-def _pack_waiting(table, waiting) -> None:
-    for t in ALL_TILES:
-        n = table[t]
-        if n < 1:
-            continue
-        if n > 1:
-            waiting.add(t)
-            return
-        if t < 0x40:
-            r = t & 0xF
-            if r > 1 and table[t - 1]:
-                if r < 9:
-                    waiting.add(t + 1)
-                if r > 2:
-                    waiting.add(t - 2)
-                return
-            if r > 2 and table[t - 2]:
-                waiting.add(t - 1)
-                return
-
-
-def _regular_waiting(table, tile_cnt, prev_eigen, waiting) -> None:
-    if tile_cnt == 1:
-        for t in ALL_TILES:
-            if table[t] == 1:
-                waiting.add(t)
-                break
-        return
-    if tile_cnt == 4:
-        for t in ALL_TILES:
-            if table[t] < 2:
+    """All decompositions of the standing tiles (win tile included) into sets and one pair,
+    after the fixed packs, in the reference's order (its depth-first search visits the sets
+    in increasing order, so its divisions come sorted by their sequence of sets)."""
+    parts = [_suit_decompositions(base, tuple(standing[base + 1:base + 10])) for base in (0x10, 0x20, 0x30)]
+    parts.append(_honor_decompositions(standing))
+    if not all(parts):
+        return []
+    found = []
+    for a_sets, a_pair in parts[0]:
+        for b_sets, b_pair in parts[1]:
+            if a_pair and b_pair:
                 continue
-            table[t] -= 2
-            _pack_waiting(table, waiting)
-            table[t] += 2
-    for t in ALL_TILES:
-        n = table[t]
-        if n < 1:
-            continue
-        if n > 2:
-            eigen = t << 16 | t << 8 | t
-            if eigen > prev_eigen:
-                table[t] -= 3
-                _regular_waiting(table, tile_cnt - 3, eigen, waiting)
-                table[t] += 3
-        if t < 0x40 and (t & 0xF) < 8 and table[t + 1] and table[t + 2]:
-            eigen = t << 16 | (t + 1) << 8 | (t + 2)
-            if eigen >= prev_eigen:
-                table[t] -= 1
-                table[t + 1] -= 1
-                table[t + 2] -= 1
-                _regular_waiting(table, tile_cnt - 3, eigen, waiting)
-                table[t] += 1
-                table[t + 1] += 1
-                table[t + 2] += 1
+            for c_sets, c_pair in parts[2]:
+                if (a_pair or b_pair) and c_pair:
+                    continue
+                for d_sets, d_pair in parts[3]:
+                    if (a_pair > 0) + (b_pair > 0) + (c_pair > 0) + (d_pair > 0) != 1:
+                        continue
+                    sets = sorted(a_sets + b_sets + c_sets + d_sets, key=_eigen)
+                    found.append((tuple(_eigen(p) for p in sets), sets, a_pair | b_pair | c_pair | d_pair))
+    if len(found) > 1:
+        found.sort(key=lambda f: f[0])
+    fixed = list(fixed_packs)
+    return [fixed + sets + [(PAIR << 8) | pair] for _, sets, pair in found]
 
 
-_WAIT_CACHE: dict = {}
+def _status(table, base: int) -> int:
+    """Bit 1: the suit (or the honours, base 0x40) splits into sets only; bit 2: into sets and a pair."""
+    if base == 0x40:
+        pairs = 0
+        for t in range(TE, TP + 1):
+            n = table[t]
+            if n == 2:
+                pairs += 1
+            elif n and n != 3:
+                return 0
+        return 1 if pairs == 0 else 2 if pairs == 1 else 0
+    status = 0
+    for _, pair in _suit_decompositions(base, tuple(table[base + 1:base + 10])):
+        status |= 2 if pair else 1
+    return status
 
 
-def is_unique_waiting(standing: list, tile_cnt: int, win_tile: int) -> bool:
-    """Whether the hand before the win waited on one tile kind only (独听)."""
-    key = (bytes(standing[0x11:0x48]), win_tile)
-    cached = _WAIT_CACHE.get(key)
-    if cached is not None:
-        return cached
-    table = list(standing)
-    table[win_tile] -= 1
+def _completes(status: list) -> bool:
+    """One suit holds the pair, every other splits into sets."""
+    for i in range(4):
+        if status[i] & 2 and all(status[j] & 1 for j in range(4) if j != i):
+            return True
+    return False
+
+
+def waiting_tiles(table: list, tile_cnt: int, limit: int = 35) -> set:
+    """The tiles that would complete `table` (tile_cnt tiles, the winning tile removed), read
+    as the reference reads waits: any regular completion, plus the 七对 wait for 13 tiles.
+    Stops once more than `limit` tiles are found."""
     waiting: set = set()
     if tile_cnt == 13:
         pairs = 0
@@ -227,12 +268,35 @@ def is_unique_waiting(standing: list, tile_cnt: int, win_tile: int) -> bool:
                 if table[t] == 1 or table[t] == 3:
                     waiting.add(t)
                     break
-    _regular_waiting(table, tile_cnt, 0, waiting)
-    result = len(waiting) == 1
-    if len(_WAIT_CACHE) > 200_000:
-        _WAIT_CACHE.clear()
-    _WAIT_CACHE[key] = result
-    return result
+    bases = (0x10, 0x20, 0x30, 0x40)
+    status = [_status(table, b) for b in bases]
+    for i, base in enumerate(bases):
+        if not all(status[j] for j in range(4) if j != i):
+            continue   # another suit can be neither sets nor sets and a pair: no tile here helps
+        if base == 0x40:
+            candidates = [t for t in range(TE, TP + 1) if table[t]]
+        else:
+            candidates = [base | r for r in range(1, 10)
+                          if any(table[base | k] for k in range(max(1, r - 2), min(9, r + 2) + 1))]
+        for t in candidates:
+            if t in waiting:
+                continue
+            table[t] += 1
+            st = list(status)
+            st[i] = _status(table, base)
+            table[t] -= 1
+            if _completes(st):
+                waiting.add(t)
+                if len(waiting) > limit:
+                    return waiting
+    return waiting
+
+
+def is_unique_waiting(standing: list, tile_cnt: int, win_tile: int) -> bool:
+    """Whether the hand before the win waited on one tile kind only (独听)."""
+    table = list(standing)
+    table[win_tile] -= 1
+    return len(waiting_tiles(table, tile_cnt, limit=1)) == 1
 
 
 # ---------------------------------------------------------------- set fans
@@ -691,20 +755,20 @@ def _adjust_by_waiting_form(concealed_packs, win_tile, table) -> None:
         table[F.SINGLE_WAIT] = 1
 
 
-_EXCLUDES = tuple((f.id, tuple(F.BY_KEY[k].id for k in f.excludes)) for f in F.FANS
-                  if f.excludes or f.id == F.BIG_THREE_WINDS)
+_EXCLUDES = {f.id: tuple(F.BY_KEY[k].id for k in f.excludes) for f in F.FANS}
 
 
 def apply_exclusions(table) -> None:
     """不重复 / 不计: drop every fan a present fan excludes, in fan-id order (data: scoring.fans)."""
-    for fan_id, excluded in _EXCLUDES:
+    for fan_id in sorted(table):
         if not table[fan_id]:
             continue
         if fan_id == F.FOUR_CONCEALED_PUNGS and table[F.FULLY_CONCEALED_HAND]:
             # 四暗刻 implies 门前清 but not the self-draw: 不求人 falls back to 自摸
             table[F.SELF_DRAWN] = 1
-        for other in excluded:
-            table[other] = 0
+        for other in _EXCLUDES[fan_id]:
+            if other in table:
+                table[other] = 0
         if fan_id == F.BIG_THREE_WINDS and not table[F.ALL_HONORS] and not table[F.ALL_TERMINALS_AND_HONORS]:
             # 套算一次: the three wind pungs of 三风刻 do not also count as 幺九刻
             table[F.PUNG_OF_TERMINALS_OR_HONORS] -= 3
@@ -803,7 +867,7 @@ def _regular_fan(packs, fixed_cnt, merged, unique, win_tile, win_flag, prevalent
             t = p & 0xFF
             if t in WINDS:
                 _adjust_by_winds(t, prevalent, seat, table)
-    if not any(table):
+    if not any(table.values()):
         table[F.CHICKEN_HAND] = 1
 
 
@@ -1011,7 +1075,7 @@ def calculate(fixed_packs: list, standing_tiles: list, win_tile: int, win_flag: 
     if values is None:
         values = POINTS
     best = 0
-    best_table = [0] * SIZE
+    best_table = FanTable()
     explanation = None
     if fixed_cnt == 0:
         explanation = (_special_form_fan(standing, win_tile, unique, win_flag, opts, best_table)
@@ -1022,16 +1086,16 @@ def calculate(fixed_packs: list, standing_tiles: list, win_tile: int, win_flag: 
         explanation = _knitted_straight_fan(fixed_packs, fixed_table, standing, win_tile, win_flag,
                                             prevalent, seat, opts, best_table)
     if explanation is not None:
-        best = sum(v * n for v, n in zip(values, best_table) if n)
+        best = sum(values[f] * n for f, n in best_table.items())
     seven_pairs = bool(best_table[F.SEVEN_PAIRS])
     if best == 0 or seven_pairs:
         unique_waiting = is_unique_waiting(standing, len(standing_tiles), win_tile)
         merged = [a + b for a, b in zip(standing, fixed_table)]
         for packs in divisions_of(standing, fixed_packs):
-            table = [0] * SIZE
+            table = FanTable()
             _regular_fan(packs, fixed_cnt, merged, unique, win_tile, win_flag, prevalent, seat,
                          unique_waiting, opts, table)
-            total = sum(v * n for v, n in zip(values, table) if n)
+            total = sum(values[f] * n for f, n in table.items())
             if total > best or (total == best and (table[F.PURE_TRIPLE_CHOW] == 1 or seven_pairs
                                                    or table[F.TRIPLE_PUNG])):
                 best = total
@@ -1043,3 +1107,8 @@ def calculate(fixed_packs: list, standing_tiles: list, win_tile: int, win_flag: 
 
 
 POINTS = [0] + [f.points for f in F.FANS]
+
+
+def clear_caches() -> None:
+    """Forget the memoised suit decompositions (benchmarks time a cold start with it)."""
+    _SUIT_MEMO.clear()

@@ -246,6 +246,7 @@ def random_winning_hand(rng: random.Random, form: str | None = None, flowers: bo
     form: one of FORMS (default: drawn from their weights); flowers: whether to draw 0-8
     flowers; max_melds: the most melds (exposed sets or kongs) the hand may show.
     """
+    from .errors import HandError
     from .score import score_hand   # local: scoring.score imports nothing from here
     for _ in range(50):
         chosen = form or rng.choices(list(FORMS), weights=list(FORMS.values()))[0]
@@ -258,7 +259,7 @@ def random_winning_hand(rng: random.Random, form: str | None = None, flowers: bo
             hand["context"] = _context(rng, hand)
         try:
             score_hand(hand, "mcr-reference")
-        except Exception:   # a tile pool that happened not to make a winning hand: draw again
+        except HandError:   # a tile pool that happened not to make a winning hand: draw again
             continue
         return hand
     raise RuntimeError(f"no winning hand of form {form!r} after 50 draws")

@@ -58,12 +58,12 @@ def fan_table_of(hand: dict, ruleset: RuleSet) -> tuple:
 def score_validated(hand: dict, ruleset: RuleSet) -> dict:
     table, explanation = fan_table_of(hand, ruleset)
     flowers = len(hand["flowers"])
-    table = list(table)
+    table = dict(table)
     table[F.FLOWER_TILES] = flowers
     groups = _groups(hand, explanation)
     values = points_of(ruleset)
     fans = []
-    for fan_id, count in enumerate(table):
+    for fan_id, count in sorted(table.items()):
         if not count:
             continue
         fan = F.BY_ID[fan_id]

@@ -1,0 +1,146 @@
+"""`fanshot score`, `fanshot score-check` and `fanshot score-bench`."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("score", help="score a hand typed in the compact notation (or a JSONL file of hands)",
+                              description="Score an MCR hand: fanshot score \"123m456m789m123p5p+5p\" --self-drawn")
+    p.add_argument("hand", nargs="?", help="hand in the compact notation, or a hand JSON object")
+    p.add_argument("--jsonl", metavar="FILE", help="score one hand JSON per line ('-' for stdin); prints one "
+                   "score JSON per line")
+    p.add_argument("--rules", default="mcr", help="rule set name (default mcr; see --list-rules)")
+    p.add_argument("--list-rules", action="store_true", help="list the rule sets and exit")
+    p.add_argument("--json", action="store_true", help="print the score JSON instead of a table")
+    p.add_argument("--seat-wind", default=None, help="seat wind E S W N (default E)")
+    p.add_argument("--prevalent-wind", default=None, help="prevalent (round) wind E S W N (default E)")
+    p.add_argument("--self-drawn", action="store_true", help="won by self-draw (自摸)")
+    p.add_argument("--last-tile", action="store_true", help="the last tile of the wall (妙手回春 / 海底捞月)")
+    p.add_argument("--kong-replacement", action="store_true", help="won on a kong's replacement tile (杠上开花)")
+    p.add_argument("--robbing-kong", action="store_true", help="won by robbing a kong (抢杠和)")
+    p.add_argument("--fourth-tile", action="store_true", help="the winning tile is the last copy (和绝张)")
+    p.add_argument("--flowers", default=None, help="number of flowers, or their codes: 2 or H1,H6")
+    p.set_defaults(func=_score_command)
+
+    c = subparsers.add_parser("score-check", help="differential test: our mcr-reference against pymahjonggb")
+    c.add_argument("--hands", type=int, default=100_000, help="random winning hands to compare (default 100000)")
+    c.add_argument("--seed", type=int, default=1)
+    c.add_argument("--show", type=int, default=5, help="disagreements to print in full")
+    c.set_defaults(func=_check_command)
+
+    b = subparsers.add_parser("score-bench", help="hands per second: our scorer against pymahjonggb on one corpus")
+    b.add_argument("--hands", type=int, default=20_000)
+    b.add_argument("--seed", type=int, default=1)
+    b.add_argument("--repeat", type=int, default=3, help="timed passes over the corpus; the best counts")
+    b.set_defaults(func=_bench_command)
+
+
+def _context_args(args) -> dict:
+    return {"self_drawn": args.self_drawn or None, "seat_wind": args.seat_wind,
+            "prevalent_wind": args.prevalent_wind, "last_tile": args.last_tile or None,
+            "kong_replacement": args.kong_replacement or None, "robbing_kong": args.robbing_kong or None,
+            "fourth_tile": args.fourth_tile or None}
+
+
+def _error(exc) -> int:
+    print(f"error [{exc.code}]: {exc.message}", file=sys.stderr)
+    return 1
+
+
+def _score_command(args) -> int:
+    from . import HandError, list_rulesets, parse_hand, score_hand
+    from .notation import wind_letter
+    if args.list_rules:
+        for rs in list_rulesets():
+            print(f"{rs['name']:16} {rs['title']}{'  (partial)' if rs['partial'] else ''}")
+        return 0
+    if args.jsonl:
+        return _score_jsonl(args.jsonl, args.rules)
+    if not args.hand:
+        print("error: give a hand, e.g. fanshot score \"123m456m789m123p5p+5p\", or --jsonl FILE", file=sys.stderr)
+        return 2
+    try:
+        context = {k: v for k, v in _context_args(args).items() if v is not None}
+        for key in ("seat_wind", "prevalent_wind"):
+            if key in context:
+                context[key] = wind_letter(context[key])
+        if args.hand.lstrip().startswith("{"):
+            try:
+                hand = json.loads(args.hand)
+            except json.JSONDecodeError as exc:
+                raise HandError("invalid_hand", f"the hand is not valid JSON: {exc}") from None
+            if isinstance(hand, dict):
+                hand.setdefault("context", {}).update(context)
+        else:
+            hand = parse_hand(args.hand, flowers=args.flowers, **context)
+        score = score_hand(hand, args.rules)
+    except HandError as exc:
+        if args.json:
+            print(json.dumps(exc.to_json(), ensure_ascii=False))
+        return _error(exc)
+    if args.json:
+        print(json.dumps(score, ensure_ascii=False))
+    else:
+        print(render_table(score))
+    return 0
+
+
+def render_table(score: dict) -> str:
+    """A readable fan table for the terminal."""
+    from .tiles import GLYPHS
+    lines = [f"{score['text']}   rules: {score['ruleset']}"]
+    for fan in score["fans"]:
+        pts = fan["points"] * fan["count"]
+        mult = f"{fan['points']}×{fan['count']}" if fan["count"] > 1 else f"{fan['points']}"
+        tiles = " ".join("".join(GLYPHS[t] for t in group) for group in fan["tiles"])
+        zh = fan["name_zh"] + "\u3000" * max(0, 5 - len(fan["name_zh"]))
+        lines.append(f"  {zh} {fan['name_en']:34} {mult:>6} = {pts:>3}   {tiles}")
+    verdict = "meets" if score["meets_minimum"] else "does NOT meet"
+    lines.append(f"  total {score['total']} {score['unit']} ({verdict} the {score['minimum']}-{score['unit']} "
+                 "minimum; flowers do not count towards it)")
+    return "\n".join(lines)
+
+
+def _score_jsonl(path: str, rules: str) -> int:
+    from . import HandError, score_hand
+    stream = sys.stdin if path == "-" else None
+    try:
+        stream = stream or open(path, encoding="utf-8")
+    except OSError as exc:
+        print(f"error: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 2
+    errors = 0
+    with stream:
+        for lineno, line in enumerate(stream, 1):
+            if not line.strip():
+                continue
+            try:
+                try:
+                    hand = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise HandError("invalid_hand", f"line {lineno} is not valid JSON: {exc.msg}") from None
+                out = score_hand(hand, rules)
+            except HandError as exc:
+                errors += 1
+                out = exc.to_json()
+                out["error"]["line"] = lineno
+            except Exception as exc:  # never stop early: report the line and go on
+                errors += 1
+                out = {"error": {"code": "internal_error", "message": f"{type(exc).__name__}: {exc}", "line": lineno}}
+            sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+    return 1 if errors else 0
+
+
+def _check_command(args) -> int:
+    from .differential import run_differential
+    report = run_differential(args.hands, args.seed, show=args.show, out=sys.stdout)
+    return 0 if report["disagree"] == 0 else 1
+
+
+def _bench_command(args) -> int:
+    from .bench import run_bench
+    run_bench(args.hands, args.seed, args.repeat, out=sys.stdout)
+    return 0
