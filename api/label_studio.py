@@ -26,7 +26,7 @@ from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
-from api.label_store import MAX_IMAGE_BYTES, LabelError, LabelStore
+from api.label_store import DETECT_MAX_SIDE, MAX_IMAGE_BYTES, LabelError, LabelStore
 from vision.classes import CLASS_ID
 
 MODEL_CLASS = "FanshotTileDetector"
@@ -165,14 +165,16 @@ def task_image(url: object, store: LabelStore | None, settings: dict) -> bytes:
 
 def predict_task(task: dict, config: dict, detector, store: LabelStore | None, settings: dict) -> dict:
     """One Label Studio prediction for one task."""
-    from vision.decode import ImageError, decode_image
+    from vision.decode import ImageError, decode_image, probe_image
 
     if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
         raise LabelError("bad_task", "each task must be an object with 'data'", 422)
     where = f"task {task.get('id', '?')}"
     url = task["data"].get(config["value_key"])
     try:
-        rgb = decode_image(task_image(url, store, settings))
+        data = task_image(url, store, settings)
+        original_width, original_height = probe_image(data)
+        rgb = decode_image(data, max_side=DETECT_MAX_SIDE)  # percentages do not depend on the scale
     except ImageError as exc:
         raise LabelError(exc.code, f"{where}: {exc.message}", exc.status) from exc
     except LabelError as exc:
@@ -190,7 +192,7 @@ def predict_task(task: dict, config: dict, detector, store: LabelStore | None, s
                  "height": 100 * (y2 - y1) / height, "rotation": 0, "rectanglelabels": [label]}
         result.append({"id": f"fanshot-{index}", "from_name": config["from_name"],
                        "to_name": config["to_name"], "type": "rectanglelabels",
-                       "original_width": width, "original_height": height, "image_rotation": 0,
+                       "original_width": original_width, "original_height": original_height, "image_rotation": 0,
                        "value": value, "score": score})
     # The task's score is its least confident box, so Label Studio can sort the doubtful first.
     return {"result": result, "score": min(scores) if scores else 0.0,

@@ -202,3 +202,19 @@ def test_class_table_has_43_unique_keys():
     keys = [k for row in table for k in row["keys"]]
     assert len(keys) == len(set(keys))
     assert parse_key("5z") is None
+
+
+def test_big_images_are_detected_on_a_smaller_copy_and_boxes_scaled_back(tmp_path):
+    make_image(tmp_path / "big.jpg", size=(4096, 2048))
+    seen = []
+
+    class Recorder:
+        def detect(self, rgb):
+            seen.append(rgb.shape[:2])
+            h, w = rgb.shape[:2]
+            return [{"tile": "T3", "box": [w / 4, h / 4, w / 2, h / 2], "score": 0.5}]
+
+    doc = LabelStore(tmp_path, detector_factory=Recorder).load("big.jpg")
+    assert seen == [(1024, 2048)]
+    assert (doc["width"], doc["height"]) == (4096, 2048)
+    assert doc["boxes"][0]["box"] == [1024.0, 512.0, 2048.0, 1024.0]
