@@ -20,6 +20,7 @@ import itertools
 from collections import Counter
 from functools import lru_cache
 
+from . import fans as F
 from .errors import HandError
 from .fans import Fan
 from .notation import format_hand
@@ -244,10 +245,23 @@ def _mcr_score(hand: dict) -> dict:
     return score_hand(hand, MCR.name)
 
 
-def _best_with_wilds(hand: dict, wild: str):
-    """The MCR score of the substitution that scores highest (ties: the first in tile order)."""
+def _total(hand: dict, ours: dict, counts: dict, values: list) -> int:
+    """The total by this rule set of an MCR fan table {fan id: count}: the 联众 hands add their points
+    and take away the fans they are not counted with."""
+    total = sum(values[i] * n for i, n in counts.items())
+    for fan in EXTRA_FANS:
+        if PREDICATES[fan.key](hand, ours, []) is not None:
+            total += fan.points - sum(values[F.BY_KEY[k].id] * counts.get(F.BY_KEY[k].id, 0)
+                                      for k in fan.excludes)
+    return total
+
+
+def _best_with_wilds(hand: dict, ours: dict):
+    """The substitution of the wild tiles that scores highest by this rule set (ties: the first in
+    tile order), with its MCR score."""
     from .hand import validate_hand
     from .score import fan_table_of
+    wild = ours["wild_tile"]
     values = MCR.points()
     best = None
     for concealed, win, stands_for in substitutions(hand, wild):
@@ -256,7 +270,8 @@ def _best_with_wilds(hand: dict, wild: str):
             table, _ = fan_table_of(validate_hand(trial), MCR)
         except HandError:
             continue
-        total = sum(v * n for v, n in zip(values, table) if n)
+        counts = dict(table) if isinstance(table, dict) else dict(enumerate(table))
+        total = _total(trial, ours, counts, values)
         if best is None or total > best[0]:
             best = (total, trial, stands_for)
     if best is None:
@@ -281,7 +296,7 @@ def score_lianzhong(hand: dict, ruleset: RuleSet | None = None) -> dict:
     wild = ours["wild_tile"]
     stands_for = None
     if wild and (wild in hand["concealed"] or hand["win_tile"] == wild):
-        score, mcr_hand, stands_for = _best_with_wilds(mcr_hand, wild)
+        score, mcr_hand, stands_for = _best_with_wilds(mcr_hand, ours)
     else:
         score = _mcr_score(mcr_hand)
     groups = [g["tiles"] for g in score.get("melds", [])]

@@ -142,6 +142,15 @@ def test_wild_tiles_stand_for_any_tile():
     assert score(two, wild_tile="J1")["total"] == _best_by_brute_force(two, "J1")
 
 
+def test_wild_tiles_are_chosen_for_the_lianzhong_hands_too():
+    """The highest score counts the 联众 hands: two wild 中 as the pair are worth the same to MCR as
+    中中, 发发 or 白白 (大四喜), but as 发发 they make “四方大发 ... 发一对” (168 in place of 大四喜's 88)."""
+    result = score("EEE SSS WWW NNN C+C", wild_tile="J1")
+    assert result["wild"]["stands_for"] == ["J2", "J2"]
+    assert "四方大发" in names(result) and "大四喜" not in names(result)
+    assert result["total"] == score("EEE SSS WWW NNN F+F")["total"]
+
+
 def test_wild_tiles_that_cannot_win():
     """A wild tile stands for one tile: a hand two tiles away from winning still does not win."""
     err = error("13m5m7m9m2p4p6p8sESWC+N", wild_tile="J1")
