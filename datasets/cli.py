@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 
 def _int_list(text: str) -> list[int]:
@@ -41,7 +42,8 @@ def register(subparsers) -> None:
     c.add_argument("--to", required=True, choices=["yolo", "coco", "labelstudio"])
     c.add_argument("--from", dest="src_format", choices=["yolo", "coco", "labelstudio"], help="default: guessed")
     c.add_argument("--images", help="folder of the images of a JSON source (default: next to the JSON)")
-    c.add_argument("--image-root", help="store image names relative to this folder (JSON outputs)")
+    c.add_argument("--image-root", help="JSON outputs: store image paths relative to this folder "
+                   "(default: the output file's folder, so the paths resolve from there)")
     c.add_argument("--no-copy", action="store_true", help="yolo output: write labels only, not images")
     c.set_defaults(func=_convert)
 
@@ -67,6 +69,9 @@ def register(subparsers) -> None:
     h.add_argument("--per-class", type=int, default=12)
     h.add_argument("--classes", help="only these classes, comma separated")
     h.add_argument("--seed", type=int, default=0)
+    h.add_argument("--images", type=int, metavar="N",
+                   help="instead of crops: a 4-column grid of the first N whole images with their boxes")
+    h.add_argument("--no-boxes", action="store_true", help="with --images: do not outline the boxes")
     h.set_defaults(func=_sheet)
 
 
@@ -105,7 +110,10 @@ def _convert(args) -> int:
     from datasets import formats
     try:
         data = formats.read_dataset(args.src, args.src_format, image_dir=args.images)
-        formats.write_dataset(data, args.dst, args.to, image_root=args.image_root, copy_images=not args.no_copy)
+        image_root = args.image_root
+        if image_root is None and args.to != "yolo":
+            image_root = str(Path(args.dst).resolve().parent)
+        formats.write_dataset(data, args.dst, args.to, image_root=image_root, copy_images=not args.no_copy)
     except (formats.DatasetError, OSError) as exc:
         return _fail(str(exc))
     print(f"{len(data)} images, {sum(len(r['boxes']) for r in data)} boxes -> {args.dst} ({args.to})")
@@ -153,6 +161,10 @@ def _sheet(args) -> int:
     classes = [c.strip() for c in args.classes.split(",")] if args.classes else None
     try:
         data = formats.read_dataset(args.src)
+        if args.images:
+            n = tools.image_sheet(data, args.out, n=args.images, draw_boxes=not args.no_boxes)
+            print(f"{n} images -> {args.out}")
+            return 0
         n = tools.contact_sheet(data, args.out, per_class=args.per_class, classes=classes, seed=args.seed)
     except (formats.DatasetError, OSError, ValueError) as exc:
         return _fail(str(exc))
