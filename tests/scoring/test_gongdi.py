@@ -113,6 +113,9 @@ def test_grouping_in_doubt_is_not_counted():
     err = error("11122233m 456p 99s+3m", self_drawn=False)
     assert err.code == "not_covered"
     assert "三姊妹" in err.message and "有争议时则该项不计幡" in err.message
+    # no dispute when every reading pays 20: three 暗卡 (the 3p completes 345p) or 三姊妹
+    result = score("111222333m45p66s+3p", self_drawn=False)
+    assert result["total"] == 20 and result["readings"] == 2
 
 
 def test_winning_tile_with_two_counts_counts_none():
@@ -191,6 +194,7 @@ def test_thirteen_terminals():
     assert names(score("1m9m1s9s1p9pESWNCFP+P")) == {"十三幺"}
     # pungs of 1, 9 and 风 are “全是1、9和风” too
     assert names(score("[111m] [999p] [EEE] NNN 9s+9s")) == {"十三幺"}
+    assert names(score("[111m] [999m] [111s] 999p 1p+1p")) == {"十三幺"}      # 1 and 9 alone
 
 
 def test_loose_terminals_are_not_covered():
