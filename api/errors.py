@@ -8,6 +8,7 @@ the same shape in the OpenAPI schema for each route.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -42,6 +43,7 @@ class ApiError(Exception):
 
 
 _DESCRIPTIONS = {
+    400: "The request body cannot be parsed (not JSON, broken multipart)",
     404: "Not found",
     413: "Upload too large, or an image with too many pixels",
     415: "The upload is not an image we can read",
@@ -62,6 +64,8 @@ def error_json(status: int, code: str, message: str, details: list[dict[str, Any
         body["details"] = details
     return JSONResponse({"error": body}, status_code=status, headers=headers)
 
+
+_HTTP_METHODS = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 
 _HTTP_CODES = {
     400: "bad_request", 404: "not_found", 405: "method_not_allowed", 406: "not_acceptable",
@@ -87,10 +91,23 @@ async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResp
     return error_json(422, "invalid_request", f"{where}: {first['msg']}", details)
 
 
-async def _http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+def _allowed_methods(request: Request) -> str:
+    """Every documented method on this path (Starlette names only the first route's)."""
+    methods: set[str] = set()
+    for template, operations in request.app.openapi().get("paths", {}).items():
+        pattern = re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template))
+        if re.fullmatch(pattern, request.url.path):
+            methods |= {method.upper() for method in operations if method.upper() in _HTTP_METHODS}
+    return ", ".join(sorted(methods))
+
+
+async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
     code = _HTTP_CODES.get(exc.status_code, f"http_{exc.status_code}")
     message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
-    return error_json(exc.status_code, code, message, headers=getattr(exc, "headers", None))
+    headers = dict(getattr(exc, "headers", None) or {})
+    if exc.status_code == 405:
+        headers["Allow"] = _allowed_methods(request) or headers.get("Allow", "")
+    return error_json(exc.status_code, code, message, headers=headers or None)
 
 
 async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:

@@ -19,7 +19,7 @@ class InferencePool:
     def __init__(self, workers: int, queue: int):
         self.workers = workers
         self.queue = queue
-        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fanshot-infer")
+        self._executor: ThreadPoolExecutor | None = None  # made on first use, again after a shutdown
         self._admitted = 0  # running + waiting; only touched on the event loop
 
     @property
@@ -35,6 +35,8 @@ class InferencePool:
         if self._admitted >= self.capacity:
             raise ApiError(503, "busy", "the server is busy with other photos; retry in a moment",
                            headers={"Retry-After": "1"})
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="fanshot-infer")
         self._admitted += 1
         try:
             return await asyncio.get_running_loop().run_in_executor(self._executor, func, *args)
@@ -42,4 +44,7 @@ class InferencePool:
             self._admitted -= 1
 
     def shutdown(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        """Stop the worker threads (at the app's shutdown); a later run starts new ones."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)

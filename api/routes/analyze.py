@@ -12,7 +12,7 @@ router = APIRouter(tags=["photos"])
 
 
 @router.post("/analyze", response_model=AnalyzeResponse, response_model_exclude_none=False,
-             responses=error_responses(413, 415, 422, 503), summary="Score the hand in a photo")
+             responses=error_responses(400, 413, 415, 422, 503), summary="Score the hand in a photo")
 async def analyze(
     request: Request,
     image: UploadFile = File(description="a JPEG, PNG, WebP or HEIC photo of the revealed hand"),

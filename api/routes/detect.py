@@ -9,7 +9,7 @@ from ..uploads import read_image_upload
 router = APIRouter(tags=["photos"])
 
 
-@router.post("/detect", response_model=DetectResponse, responses=error_responses(413, 415, 422, 503),
+@router.post("/detect", response_model=DetectResponse, responses=error_responses(400, 413, 415, 422, 503),
              summary="Detect the tiles in a photo (for pre-labelling tools)")
 async def detect(request: Request, image: UploadFile = File(description="a JPEG, PNG, WebP or HEIC photo")) -> dict:
     state = request.app.state

@@ -31,6 +31,12 @@ def test_a_body_that_is_not_json_is_a_422(client):
     assert response.json()["error"]["code"] == "invalid_request"
 
 
+def test_a_body_that_cannot_be_decoded_is_a_json_400(client):
+    response = client.post("/api/v1/score", content=b"\x0f\n\xff\x18", headers={"content-type": "application/json"})
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "bad_request"
+
+
 def test_an_unexpected_exception_is_a_500_without_the_trace(make_client, caplog):
     client = make_client(raise_server_exceptions=False)
 
@@ -62,9 +68,9 @@ def test_api_errors_keep_their_status_code_and_headers(make_client):
 def test_every_api_error_status_is_declared_in_the_openapi_schema(client):
     paths = client.get("/openapi.json").json()["paths"]
     expected = {
-        ("/api/v1/analyze", "post"): {"200", "413", "415", "422", "503"},
-        ("/api/v1/detect", "post"): {"200", "413", "415", "422", "503"},
-        ("/api/v1/score", "post"): {"200", "422"},
+        ("/api/v1/analyze", "post"): {"200", "400", "413", "415", "422", "503"},
+        ("/api/v1/detect", "post"): {"200", "400", "413", "415", "422", "503"},
+        ("/api/v1/score", "post"): {"200", "400", "422"},
         ("/api/v1/images/{image_id}.jpg", "get"): {"200", "404", "422"},
         ("/api/v1/rules", "get"): {"200"},
         ("/api/v1/health", "get"): {"200"},
@@ -75,3 +81,19 @@ def test_every_api_error_status_is_declared_in_the_openapi_schema(client):
         for status in statuses - {"200"}:
             schema = responses[status]["content"]["application/json"]["schema"]
             assert schema == {"$ref": "#/components/schemas/ErrorResponse"}, (path, status)
+
+
+def test_a_405_names_every_method_of_every_route_on_that_path(make_client):
+    client = make_client()
+
+    @client.app.get("/two-routes")
+    def read():
+        return {}
+
+    @client.app.post("/two-routes")
+    def write():
+        return {}
+
+    response = client.delete("/two-routes")
+    assert response.status_code == 405
+    assert response.headers["allow"] == "GET, POST"

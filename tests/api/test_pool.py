@@ -97,3 +97,15 @@ def test_the_photo_routes_answer_503_busy_when_the_pool_is_full(make_client, mon
     assert busy.json()["error"]["code"] == "busy"
     assert busy.headers["retry-after"] == "1"
     assert results["first"].status_code == 200
+
+
+def test_the_pool_works_again_after_a_shutdown():
+    pool = InferencePool(workers=1, queue=0)
+
+    async def main():
+        return await pool.run(lambda: "ok")
+
+    assert asyncio.run(main()) == "ok"
+    pool.shutdown()
+    assert asyncio.run(main()) == "ok"
+    pool.shutdown()
