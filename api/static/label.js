@@ -62,8 +62,19 @@
     return state.saveChain;
   }
 
+  // Show an image's new box count, lowest score and checked state in the list.
+  function noteInList(doc) {
+    const entry = state.images.find((im) => im.path === doc.path);
+    if (!entry) return;
+    const scores = doc.boxes.map((b) => b.score).filter((v) => v != null);
+    Object.assign(entry, { labelled: doc.labelled, reviewed: doc.reviewed, boxes: doc.boxes.length,
+      min_score: scores.length ? Math.min(...scores) : null });
+    renderList();
+  }
+
   // Take the server's version of the labels, keeping the same box selected when it is still there.
   function adopt(doc, keep) {
+    noteInList(doc);
     state.doc = doc;
     state.selected = -1;
     if (keep) {
@@ -78,6 +89,22 @@
   async function refreshList() {
     const data = await api("GET", "/images");
     state.images = data.images;
+    orderImages();
+  }
+
+  // "name": folder order; "doubt": unchecked images first, the least confident of them first.
+  function orderImages() {
+    const current = state.images[state.index];
+    if ($("order").value === "doubt") {
+      const key = (im) => [im.reviewed ? 1 : 0, im.min_score == null ? 2 : im.min_score];
+      state.images.sort((a, b) => {
+        const ka = key(a), kb = key(b);
+        return ka[0] - kb[0] || ka[1] - kb[1] || a.path.localeCompare(b.path);
+      });
+    } else {
+      state.images.sort((a, b) => a.path.localeCompare(b.path));
+    }
+    state.index = current ? state.images.indexOf(current) : -1;
     renderList();
   }
 
@@ -121,10 +148,7 @@
       history.replaceState(null, "", "#" + encodeURIComponent(path));
       if (doc.warnings.length) say(doc.warnings.join("; "));
       render();
-      const scores = doc.boxes.map((b) => b.score).filter((v) => v != null);
-      Object.assign(state.images[i], { labelled: doc.labelled, boxes: doc.boxes.length,
-        min_score: scores.length ? Math.min(...scores) : null });
-      renderList();
+      noteInList(doc);
       prelabelAhead(i + 1);
     } catch (error) {
       state.doc = null;
@@ -382,7 +406,8 @@
   // --- keyboard ----------------------------------------------------------------------------
 
   function onKey(event) {
-    if ($("help").open || event.target.matches("input, textarea")) return;
+    if ($("help").open || event.target.matches("input, textarea, select")) return;
+    if ((event.key === "Enter" || event.key === " ") && event.target.matches("button, a")) return;
     const key = event.key;
     if ((event.ctrlKey || event.metaKey) && key.toLowerCase() === "z") { event.preventDefault(); undo(); return; }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
@@ -428,6 +453,7 @@
     stage.addEventListener("pointercancel", onPointerUp);
     $("upload").addEventListener("change", (event) => upload([...event.target.files]));
     $("help-button").addEventListener("click", () => $("help").showModal());
+    $("order").addEventListener("change", () => { orderImages(); $("order").blur(); });
     try {
       const data = await api("GET", "/classes");
       state.classes = data.classes;
