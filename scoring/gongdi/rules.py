@@ -16,19 +16,14 @@ LIMIT_HAND = 20    # 二十幡（满贯）
 
 QUOTES = {
     "tiles": "麻将由“条”、“饼”、“万”三种色和“风”组成，共136张牌。",
-    "limits": "最低八幡才能胡牌，满贯也定为二十幡（为保护输家，即使数出来的幡数再多也按20幡计算）。",
     "melds": "一手牌胡牌（也叫和牌）时只能有“扑”、“卡”或“杠”、“将”",
-    "true_pair": "“真将”：所有“风”、除3、4、6、7之外的“条”或“饼”或“万”",
-    "false_pair": "“假将”：3、4、6、7的“条”或“饼”或“万”",
-    "chow_left": "下家只能吃上家的，隔人不能吃，但隔人可以碰、可以杠，胡牌时不受隔人限制。",
     "smaller": "能计小则不计大，同时出现两种及以上情况、有争议时则该项不计幡。",
     "win_tile": "算幡原则为算少不算多，当胡牌时听到的这张牌有两种及以上幡数时则为都不计幡。",
-    "concealed_pung": "“暗卡”：自己摸到的立着的“卡”",
 }
 
 FALSE_PAIR_RANKS = (3, 4, 6, 7)
 
-# The 20-幡 hands, in the seed's order.  `test` names the predicate in hands.py.
+# The 20-幡 hands, in the seed's order; `key` names the predicate in hands.TESTS.
 LIMIT_HANDS = [
     {"key": "pure_suit", "name_zh": "清一色", "name_en": "One suit, no honours", "points": LIMIT_HAND,
      "quote": "清一色：胡牌时只有三种色里的一种并且没有“风”"},
