@@ -28,12 +28,18 @@ from vision.classes import BACK
 LOW_CONFIDENCE = 0.5  # a tile read with less than this comes back with a warning
 DUPLICATE_OVERLAP = 0.7  # two boxes covering this much of the smaller one are one tile
 ROW_SPLIT = 0.6  # centres further apart across the row than this x tile height: new row
-GAP_SPLIT = 0.16  # a gap wider than this x tile width ends a group
+GAP_SPLIT = 0.13  # centres this much further apart than the usual spacing nearby: a new group
+SPACING_WINDOW = 4  # pairs on each side that make the usual spacing
+SIDEWAYS_EXTRA = 0.3  # a tile lying sideways is this much longer along the row (tile widths)
+BOX_GAP_SPLIT = 0.16  # rows too short for spacing: a gap between boxes this wide x tile width
 ALONG_LINK = 1.7  # groups of the hand lie at most this many tile widths apart along a row
 ACROSS_LINK = 1.0  # and rows of the hand at most this many tile widths apart
 REACH = 4.0  # a cluster this near the hand may join it when the count needs it
+FLOWER_REACH = 3.0  # flowers this near the hand (tile widths) are the hand's
 SIDEWAYS_RATIO = 1.35  # along/across this much above the row's usual: the tile lies sideways
 MAX_ALTERNATIVES = 6
+MAX_SCORED = 200  # readings scored for alternatives beyond the chosen level
+MAX_CUT_COMBOS = 64  # ways of cutting groups into melds tried per selection
 
 ScoreFn = Callable[[dict], dict]
 
@@ -70,20 +76,24 @@ class _Group:
         return [t.code for t in self.tiles]
 
     @property
+    def members(self) -> list[_Tile]:
+        return self.tiles + self.flowers
+
+    @property
     def start(self) -> float:
-        return min(t.u - t.along / 2 for t in self.tiles)
+        return min(t.u - t.along / 2 for t in self.members)
 
     @property
     def end(self) -> float:
-        return max(t.u + t.along / 2 for t in self.tiles)
+        return max(t.u + t.along / 2 for t in self.members)
 
     @property
     def v(self) -> float:
-        return sum(t.v for t in self.tiles) / len(self.tiles)
+        return sum(t.v for t in self.members) / len(self.members)
 
     @property
     def across(self) -> float:
-        return max(t.across for t in self.tiles)
+        return max(t.across for t in self.members)
 
 
 class LayoutError(ValueError):
@@ -219,17 +229,51 @@ def _rows(tiles: list[_Tile], height: float) -> list[list[_Tile]]:
     return [sorted(r, key=lambda t: t.u) for r in rows]
 
 
+def _splits(row: list[_Tile], width: float) -> list[bool]:
+    """For each pair of neighbours in a row, whether a gap between groups lies between them.
+
+    Measured on centre spacing, against the median spacing of the pairs nearby
+    (tiles grow and shrink along a row seen in perspective, and the boxes of
+    skewed tiles overlap, so box edges mislead); short rows fall back to the
+    gap between boxes in tile widths.
+    """
+    steps = [b.u - a.u for a, b in zip(row, row[1:])]
+    out = []
+    for i, (a, b) in enumerate(zip(row, row[1:])):
+        near = steps[max(0, i - SPACING_WINDOW) : i + SPACING_WINDOW + 1]
+        if len(near) >= 3:
+            usual = _median(near)
+            extra = sum(SIDEWAYS_EXTRA for t in (a, b) if t.sideways) * usual / 2
+            out.append(steps[i] > (usual + extra) * (1 + GAP_SPLIT))
+        else:
+            local = _median([min(t.along, t.across) for t in row]) if len(row) > 1 else width
+            gap = (b.u - b.along / 2) - (a.u + a.along / 2)
+            out.append(gap > BOX_GAP_SPLIT * local)
+    return out
+
+
+def _mark_sideways(row: list[_Tile]) -> None:
+    """A tile lies sideways when it is much longer along the row than its neighbours
+    (compared nearby: perspective changes the boxes' shape slowly along a row)."""
+    if len(row) < 3:
+        return
+    ratios = [t.along / t.across for t in row]
+    for i, t in enumerate(row):
+        near = [r for j, r in enumerate(ratios[max(0, i - SPACING_WINDOW) : i + SPACING_WINDOW + 1], max(0, i - SPACING_WINDOW)) if j != i]
+        t.sideways = ratios[i] > _median(near) * SIDEWAYS_RATIO
+
+
 def _groups(rows: list[list[_Tile]], width: float) -> list[_Group]:
     groups: list[_Group] = []
     for r, row in enumerate(rows):
-        run: list[_Tile] = []
-        for t in row:
-            if run and (t.u - t.along / 2) - (run[-1].u + run[-1].along / 2) > GAP_SPLIT * width:
+        _mark_sideways(row)
+        run: list[_Tile] = [row[0]]
+        for t, split in zip(row[1:], _splits(row, width)):
+            if split:
                 groups.append(_split_flowers(run, r))
                 run = []
             run.append(t)
-        if run:
-            groups.append(_split_flowers(run, r))
+        groups.append(_split_flowers(run, r))
     return groups
 
 
@@ -269,7 +313,7 @@ def _components(groups: list[_Group], width: float) -> list[list[_Group]]:
     comps: dict[int, list[_Group]] = {}
     for i, g in enumerate(groups):
         comps.setdefault(find(i), []).append(g)
-    return sorted(comps.values(), key=lambda c: -sum(len(g.tiles) for g in c))
+    return sorted(comps.values(), key=lambda c: (-sum(len(g.tiles) for g in c), -len(c)))
 
 
 @dataclass
@@ -280,20 +324,36 @@ class _Selection:
     strays: list[_Group]
     penalty: int
 
+    @property
+    def flowers(self) -> list[_Tile]:
+        """The flowers lying with the hand (one of each; a second copy is a stray)."""
+        seen: dict[str, _Tile] = {}
+        for g in self.hand:
+            for t in g.flowers:
+                seen.setdefault(t.code, t)
+        return sorted(seen.values(), key=lambda t: t.code)
+
 
 def _selections(comps: list[list[_Group]], width: float) -> list[_Selection]:
     """The biggest cluster of groups is the hand. Readings that add a nearby cluster or
     drop one loose tile cost a penalty: they are tried when the count needs them."""
     if not comps:
         return []
-    main, others = comps[0], comps[1:]
+    main, others = list(comps[0]), comps[1:]
+    # Flowers set aside near the hand are the hand's (one of each kind).
+    for c in list(others):
+        if not any(g.tiles for g in c):
+            near = min(sum(_gaps(g, h, width)) for g in c for h in main)
+            if near <= FLOWER_REACH:
+                main += c
+                others.remove(c)
     out = [_Selection(list(main), [g for c in others for g in c], 0)]
     for c in others:
         near = min(sum(_gaps(g, h, width)) for g in c for h in main)
         if near <= REACH:
             rest = [g for o in others if o is not c for g in o]
             out.append(_Selection(list(main) + list(c), rest, 2))
-    singles = [g for g in main if len(g.tiles) == 1]
+    singles = [g for g in main if len(g.tiles) == 1 and not g.flowers]
     if len(main) > 1:
         for g in singles:
             # A single tile lying askew or outside the hand's rows is likelier a stray.
@@ -395,9 +455,55 @@ def _count_message(n: int, kongs: int) -> str:
     )
 
 
+def _cuts(group: _Group) -> list[tuple[list[_Group], int]]:
+    """Ways to read a group as it lies, or with melds cut off its ends (two melds laid
+    too close look like one group), each with how many cuts it takes."""
+    out: list[tuple[list[_Group], int]] = [([group], 0)]
+    tiles, n = group.tiles, len(group.tiles)
+    if n < 6 and not (n >= 4 and any(t.sideways for t in tiles)):
+        return out
+    if _meld(group) is not None:
+        return out
+    sizes = [()] + [c for k in (1, 2, 3) for c in itertools.product((3, 4), repeat=k)]
+    seen = set()
+    for left in sizes:
+        for right in sizes:
+            if not left and not right or len(left) + len(right) > 4 or sum(left) + sum(right) > n:
+                continue
+            cuts, i = [], 0
+            for size in left:
+                cuts.append((i, i + size))
+                i += size
+            middle_start, j = i, n
+            tail = []
+            for size in right:
+                tail.append((j - size, j))
+                j -= size
+            pieces = [_Group(tiles[a:b], group.row) for a, b in cuts + sorted(tail)]
+            if any(_meld(p) is None for p in pieces):
+                continue
+            if j > middle_start:
+                pieces.append(_Group(tiles[middle_start:j], group.row))
+            key = tuple(tuple(t.index for t in p.tiles) for p in sorted(pieces, key=lambda p: p.start))
+            if key in seen or len(pieces) < 2:
+                continue
+            seen.add(key)
+            out.append((pieces, len(left) + len(right)))
+    return out
+
+
 def _readings(selection: _Selection) -> list[_Reading]:
     """Every reading of a selection of groups whose tile count can make a winning hand."""
-    groups = [g for g in selection.hand if g.tiles]
+    variants = [_cuts(g) for g in selection.hand if g.tiles]
+    readings: list[_Reading] = []
+    for combo in itertools.islice(itertools.product(*variants), MAX_CUT_COMBOS):
+        groups = [p for pieces, _ in combo for p in pieces]
+        cut_penalty = sum(c for _, c in combo)
+        readings.extend(_readings_of(selection, groups, selection.penalty + cut_penalty))
+    return readings
+
+
+def _readings_of(selection: _Selection, groups: list[_Group], base_penalty: int) -> list[_Reading]:
     singles = [g for g in groups if len(g.tiles) == 1]
     meldlike = [g for g in groups if len(g.tiles) > 1 and _meld(g) is not None]
     forced = [g for g in meldlike if _marked(g)]
@@ -411,28 +517,29 @@ def _readings(selection: _Selection) -> list[_Reading]:
                 continue  # face-down tiles belong only in a concealed kong
             if sum(len(g.tiles) for g in rest) + 3 * len(melds) != 14:
                 continue
-            win_choices = [(g.tiles[0], True) for g in singles if g in rest]
+            # A winning tile set apart is a single tile; otherwise the last tile of the
+            # concealed row (where a drawn tile goes) is the likeliest, any other a guess.
+            win_choices = [(g.tiles[0], True, 0) for g in singles if g in rest]
             if not win_choices:
                 seen: set[str] = set()
-                for g in rest:
-                    for t in reversed(g.tiles):
-                        if t.code not in seen:
-                            seen.add(t.code)
-                            win_choices.append((t, False))
+                ordered = [t for g in sorted(rest, key=lambda g: (g.row, g.start)) for t in g.tiles]
+                for k, t in enumerate(reversed(ordered)):
+                    if t.code not in seen:
+                        seen.add(t.code)
+                        win_choices.append((t, False, 0 if k == 0 else 1))
             hidden_count = sum(1 for g in melds if _meld(g)["tiles"][0] == HIDDEN)
             shown = {t.code for g in groups for t in g.tiles}
             hidden_choices = list(
                 itertools.combinations([c for c in PLAYING if c not in shown], hidden_count)
             )
-            for win, apart in win_choices:
+            for win, apart, guess in win_choices:
                 for hidden in hidden_choices:
-                    readings.append(
-                        _Reading(selection, melds, rest, win, apart, selection.penalty + flip_count, hidden)
-                    )
+                    penalty = base_penalty + flip_count + guess
+                    readings.append(_Reading(selection, melds, rest, win, apart, penalty, hidden))
     return readings
 
 
-def _hand_of(reading: _Reading, flowers: list[str], context: dict) -> dict:
+def _hand_of(reading: _Reading, context: dict) -> dict:
     concealed = [t.code for g in reading.concealed for t in g.tiles if t is not reading.win]
     melds = []
     hidden = list(reading.hidden)
@@ -445,7 +552,7 @@ def _hand_of(reading: _Reading, flowers: list[str], context: dict) -> dict:
         "concealed": concealed,
         "melds": melds,
         "win_tile": reading.win.code,
-        "flowers": flowers,
+        "flowers": [t.code for t in reading.selection.flowers],
         "context": dict(context),
     }
 
@@ -460,10 +567,10 @@ def _total(score: dict | None) -> int:
     return int(score.get("total", 0)) if score else 0
 
 
-def _score_level(readings: list[_Reading], flowers, context, score: ScoreFn) -> list[_Reading]:
+def _score_level(readings: list[_Reading], context, score: ScoreFn) -> list[_Reading]:
     valid = []
     for reading in readings:
-        reading.hand = _hand_of(reading, flowers, context)
+        reading.hand = _hand_of(reading, context)
         try:
             reading.score = score(reading.hand)
         except Exception as exc:  # the scorer's HandError: not a winning hand
@@ -511,39 +618,39 @@ def build_hand(
     _frame(tiles)
     width, height = _tile_units(tiles)
     groups = _groups(_rows(tiles, height), width)
-    flowers = [t for g in groups for t in g.flowers]
-    flower_codes = sorted(t.code for t in flowers)
-    if len(set(flower_codes)) < len(flower_codes):
-        warnings.append("a flower appears twice: " + ", ".join(flower_codes))
 
     # Face-down tiles outside a four-tile group (a wall, a stray) are not part of the hand.
     loose_backs = [t for g in groups for t in g.tiles if t.is_back and (len(g.tiles) != 4 or _meld(g) is None)]
     if loose_backs:
-        groups = [_Group([t for t in g.tiles if not t.is_back], g.row, g.flowers) for g in groups]
-    groups = [g for g in groups if g.tiles]
+        loose = {t.index for t in loose_backs}
+        groups = [_Group([t for t in g.tiles if t.index not in loose], g.row, g.flowers) for g in groups]
+    groups = [g for g in groups if g.members]
 
     selections = _selections(_components(groups, width), width)
     readings = [r for sel in selections for r in _readings(sel)]
     best = None
     valid: list[_Reading] = []
     first_failure = None
-    for level in sorted({r.penalty for r in readings}):
+    levels = sorted({r.penalty for r in readings})
+    runner_up: list[_Reading] = []
+    for k, level in enumerate(levels):
         at_level = [r for r in readings if r.penalty == level]
-        valid = _score_level(at_level, flower_codes, context, score)
+        valid = _score_level(at_level, context, score)
         if first_failure is None:
             first_failure = next((r for r in at_level if r.error), None)
         if valid:
+            if k + 1 < len(levels):  # the next readings in line, as alternatives
+                following = [r for r in readings if r.penalty == levels[k + 1]][:MAX_SCORED]
+                runner_up = _score_level(following, context, score)
             break
 
-    roles: dict[int, str] = {t.index: "flower" for t in flowers}
-    for t in loose_backs:
-        roles[t.index] = "stray"
+    roles: dict[int, str] = {t.index: "stray" for t in loose_backs}
     if valid:
         valid.sort(key=lambda r: -_total(r.score))
         best = valid[0]
         result["hand"], result["score"] = best.hand, best.score
         selection = best.selection
-        others = valid[1:]
+        others = valid[1:] + sorted(runner_up, key=lambda r: -_total(r.score))
         result["alternatives"] = [
             {"description": r.describe(), "hand": r.hand, "total": _total(r.score)}
             for r in others[:MAX_ALTERNATIVES]
@@ -553,16 +660,19 @@ def build_hand(
         selection = selections[0] if selections else _Selection([], [], 0)
         if first_failure is not None:
             result["error"] = first_failure.error
-            first_failure.hand = first_failure.hand or _hand_of(first_failure, flower_codes, context)
+            first_failure.hand = first_failure.hand or _hand_of(first_failure, context)
             result["hand"] = first_failure.hand
         else:
             meldlike = [g for g in selection.hand if len(g.tiles) == 4 and _meld(g) is not None]
             n = sum(len(g.tiles) for g in selection.hand)
             result["error"] = LayoutError("wrong_tile_count", _count_message(n, len(meldlike))).to_json()
 
-    for g in selection.strays:
-        for t in g.tiles:
-            roles[t.index] = "stray"
+    flowers = selection.flowers
+    for t in flowers:
+        roles[t.index] = "flower"
+    for g in selection.hand + selection.strays:
+        for t in g.members:
+            roles.setdefault(t.index, "stray" if g in selection.strays or t.is_flower else "concealed")
     stray_tiles = [t for t in tiles if roles.get(t.index) == "stray"]
     result["strays"] = [t.index for t in stray_tiles]
     if stray_tiles:
@@ -576,9 +686,6 @@ def build_hand(
             for t in g.tiles:
                 roles[t.index] = "meld"
         roles[best.win.index] = "win"
-    for g in selection.hand:
-        for t in g.tiles:
-            roles.setdefault(t.index, "concealed")
     result["groups"] = _group_records(best, selection, flowers)
 
     for t in tiles:
@@ -600,11 +707,10 @@ def build_hand(
 
 def _warn_about_doubt(best: _Reading, others: list[_Reading], warnings: list[str]) -> None:
     if not best.win_apart:
-        msg = f"the winning tile is not set apart; scored with {best.win.code} as the winning tile, the reading worth most"
-        wins = [r for r in others if not r.win_apart and r.win.code != best.win.code]
-        if wins:
-            msg += " (others: " + ", ".join(f"{r.win.code} {_total(r.score)}" for r in wins[:MAX_ALTERNATIVES]) + ")"
-        warnings.append(msg)
+        warnings.append(
+            f"the winning tile is not set apart; scored with {best.win.code}, the last tile of the row, "
+            "as the winning tile; the alternatives score the other tiles"
+        )
     if best.hidden:
         warnings.append(
             "a concealed kong is shown as four backs, so its tile is unknown; scored as "
@@ -622,13 +728,14 @@ def _warn_about_doubt(best: _Reading, others: list[_Reading], warnings: list[str
 def _group_records(reading: _Reading | None, selection: _Selection, flowers: list[_Tile]) -> list[dict]:
     records = []
     melds = {id(g) for g in reading.melds} if reading else set()
-    for g in selection.hand:
+    laid = reading.melds + reading.concealed if reading else [g for g in selection.hand if g.tiles]
+    for g in sorted(laid, key=lambda g: (g.row, g.start)):
         role = "meld" if id(g) in melds else "concealed"
         if reading and reading.win_apart and len(g.tiles) == 1 and g.tiles[0] is reading.win:
             role = "win"
         records.append({"role": role, "tiles": [t.index for t in g.tiles], "box": _box(g.tiles)})
     for g in selection.strays:
-        records.append({"role": "stray", "tiles": [t.index for t in g.tiles], "box": _box(g.tiles)})
+        records.append({"role": "stray", "tiles": [t.index for t in g.members], "box": _box(g.members)})
     if flowers:
         records.append({"role": "flowers", "tiles": [t.index for t in flowers], "box": _box(flowers)})
     return records

@@ -44,25 +44,28 @@ def test_concealed_kong_shown_with_two_backs():
     assert len(r["hand"]["concealed"]) == 10 and r["hand"]["win_tile"] == "F3"
 
 
-def test_flowers_count_wherever_they_lie():
+def test_flowers_count_wherever_they_lie_near_the_hand():
     dets = scene([["H2 W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2 B3", "B4", "H5"]])
-    dets.append({"tile": "H8", "box": [100, 300, 130, 340], "score": 0.9})  # far from the hand
+    dets += scene([["H8"]], origin=(300.0, 200.0))  # in a row of its own below the hand
+    dets += scene([["H3"]], origin=(1500.0, 900.0))  # across the table: someone else's
     r = read(dets)
     assert r["error"] is None, r["error"]
     assert r["hand"]["flowers"] == ["H2", "H5", "H8"]
     assert "H2" not in r["hand"]["concealed"]
-    flower_fan = scoring.score_hand({**r["hand"], "flowers": []})["total"]
-    assert r["score"]["total"] == flower_fan + 3
+    without = scoring.score_hand({**r["hand"], "flowers": []})["total"]
+    assert r["score"]["total"] == without + 3
+    assert [r["tiles"][i]["tile"] for i in r["strays"]] == ["H3"]
 
 
-def test_winning_tile_not_apart_scores_every_reading_and_warns():
+def test_winning_tile_not_apart_is_the_last_tile_and_the_others_are_alternatives():
     r = read(scene([["W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2 B3 B4"]]))
     assert r["error"] is None
-    totals = [a["total"] for a in r["alternatives"]]
-    assert totals and r["score"]["total"] >= max(totals)
+    assert r["hand"]["win_tile"] == "B4"
     assert any("not set apart" in w for w in r["warnings"])
-    wins = {a["hand"]["win_tile"] for a in r["alternatives"]} | {r["hand"]["win_tile"]}
-    assert len(wins) > 1
+    alt_wins = {a["hand"]["win_tile"] for a in r["alternatives"]}
+    assert {"B3", "W3"} <= alt_wins and "B4" not in alt_wins
+    for a in r["alternatives"]:
+        assert a["total"] == scoring.score_hand(a["hand"])["total"]
 
 
 def test_two_rows_melds_above_concealed_below():
