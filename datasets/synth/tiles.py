@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import random
+import subprocess
 from dataclasses import dataclass, field
 
 import cv2
@@ -99,9 +100,13 @@ def random_style(rng: random.Random, families: list[str] | None = None, cache: d
             plate, back = rng.choice([(34, 34, 38), (20, 22, 26)]), rng.choice([(30, 30, 35), (200, 50, 40)])
         return TileStyle(family, _fluffy(variant), fallback, plate, back, red_fives=0.2, **kw)
     kde_name = family.split("-", 1)[1]
+    try:
+        faces = _kde(kde_name)
+    except (OSError, subprocess.SubprocessError):  # rsvg-convert failed or the cache is not writable
+        return TileStyle("procedural", NoFaces(), fallback, plate, back, **kw)
     if kde_name == "jade":
         plate = rng.choice([(40, 120, 90), (30, 100, 80), (50, 130, 100)])
-    return TileStyle(family, _kde(kde_name), fallback, plate, back, **kw)
+    return TileStyle(family, faces, fallback, plate, back, **kw)
 
 
 # ---------------------------------------------------------------- sprites

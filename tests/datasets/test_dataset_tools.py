@@ -87,7 +87,8 @@ def test_cli_errors_are_messages_not_tracebacks(tmp_path, capsys):
 
 def test_synth_command_writes_a_yolo_dataset_with_records(tmp_path):
     out = tmp_path / "synth"
-    assert main(["synth", "--n", "3", "--out", str(out), "--seed", "4", "--long-side", "256", "--quiet"]) == 0
+    assert main(["synth", "--n", "3", "--out", str(out), "--seed", "4", "--long-side", "256", "--quiet",
+                 "--styles", "procedural,fluffy-regular"]) == 0
     data = formats.read_yolo(out)
     assert len(data) == 3
     for rec in data:
