@@ -257,3 +257,24 @@ def test_error_statuses_are_declared_in_the_openapi_schema(client):
     paths = client.get("/openapi.json").json()["paths"]
     assert {"400", "403", "404", "415", "422"} <= set(paths["/api/v1/label/labels"]["put"]["responses"])
     assert {"409", "422"} <= set(paths["/api/v1/label/export"]["get"]["responses"])
+
+
+def test_heic_is_shown_as_jpeg_and_exif_rotation_sets_the_size(client, folder):
+    pillow_heif = pytest.importorskip("pillow_heif")
+    buffer = io.BytesIO()
+    try:
+        pillow_heif.from_pillow(Image.new("RGB", (64, 48), (10, 200, 10))).save(buffer, quality=90)
+    except Exception as exc:  # no HEVC encoder in this build
+        pytest.skip(f"cannot encode HEIC here: {exc}")
+    (folder / "phone.heic").write_bytes(buffer.getvalue())
+    shown = client.get("/api/v1/label/image", params={"path": "phone.heic"})
+    assert shown.headers["content-type"] == "image/jpeg"
+    assert Image.open(io.BytesIO(shown.content)).size == (64, 48)
+
+    exif = Image.Exif()
+    exif[0x0112] = 6  # stored 200x100, shown 100x200
+    rotated = io.BytesIO()
+    Image.new("RGB", (200, 100)).save(rotated, format="JPEG", exif=exif.tobytes())
+    (folder / "rotated.jpg").write_bytes(rotated.getvalue())
+    doc = client.get("/api/v1/label/labels", params={"path": "rotated.jpg"}).json()
+    assert (doc["width"], doc["height"]) == (100, 200)
