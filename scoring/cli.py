@@ -67,7 +67,7 @@ def _score_command(args) -> int:
         for key in ("seat_wind", "prevalent_wind"):
             if key in context:
                 context[key] = wind_letter(context[key])
-        if args.hand.lstrip().startswith("{"):
+        if args.hand.lstrip().startswith(("{\"", "{ ", "{\n")):
             try:
                 hand = json.loads(args.hand)
             except json.JSONDecodeError as exc:

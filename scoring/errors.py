@@ -20,6 +20,7 @@ ERROR_CODES = {
     "not_a_winning_hand": "the tiles do not form a winning hand",
     "unknown_ruleset": "no rule set of that name",
 }
+MCR_ERROR_CODES = frozenset(ERROR_CODES)   # the scorer's own; rule-set modules may add more
 
 
 class HandError(ValueError):

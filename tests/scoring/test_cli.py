@@ -1,0 +1,63 @@
+"""`fanshot score`: the fan table, --json, --jsonl (never stops early), exit codes."""
+import json
+
+from fanshot.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_score_prints_a_fan_table(capsys):
+    code, out, _ = run(capsys, "score", "123m456m789m123p5p+5p", "--self-drawn", "--flowers", "2")
+    assert code == 0
+    assert "清龙" in out and "Pure Straight" in out and "花牌" in out
+    assert "total 27 fan" in out and "meets" in out
+
+
+def test_score_json(capsys):
+    code, out, _ = run(capsys, "score", "EEESSSWWWNNN5m+5m", "--json", "--seat-wind", "S", "--prevalent-wind", "W")
+    score = json.loads(out)
+    assert code == 0 and score["ruleset"] == "mcr" and score["fans"][0]["name_zh"] == "大四喜"
+    assert score["hand"]["context"]["seat_wind"] == "S"
+
+
+def test_score_rules_option(capsys):
+    code, out, _ = run(capsys, "score", "{1111m}[2222p]456s789s5p+5p", "--json", "--rules", "mcr-reference")
+    assert code == 0 and "明暗杠" in {f["name_zh"] for f in json.loads(out)["fans"]}
+
+
+def test_score_error_is_a_message_not_a_traceback(capsys):
+    code, out, err = run(capsys, "score", "123m456m789m123p5p+6p")
+    assert code == 1 and "not_a_winning_hand" in err and "Traceback" not in err
+    code, out, err = run(capsys, "score", "123m456m789m123p5p+5p", "--rules", "nope")
+    assert code == 1 and "unknown_ruleset" in err
+
+
+def test_jsonl_scores_every_line_in_order(tmp_path, capsys):
+    from scoring import parse_hand
+    good = parse_hand("123m456m789m123p5p+5p")
+    lines = [json.dumps(good), "{not json", json.dumps({**good, "win_tile": "W0"}), "", json.dumps(good)]
+    path = tmp_path / "hands.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, "score", "--jsonl", str(path), "--rules", "mcr")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 1 and len(rows) == 4
+    assert rows[0]["total"] == rows[3]["total"] > 0
+    assert rows[1]["error"]["code"] == "invalid_hand" and rows[1]["error"]["line"] == 2
+    assert rows[2]["error"]["code"] == "unknown_tile"
+
+
+def test_jsonl_all_good_exits_zero(tmp_path, capsys):
+    from scoring import parse_hand
+    path = tmp_path / "hands.jsonl"
+    path.write_text(json.dumps(parse_hand("19m19s19pESWNCFP+1m")) + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, "score", "--jsonl", str(path))
+    assert code == 0 and json.loads(out)["total"] >= 88
+
+
+def test_list_rules(capsys):
+    code, out, _ = run(capsys, "score", "--list-rules")
+    assert code == 0 and "mcr-reference" in out
