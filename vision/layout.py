@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -488,18 +489,54 @@ def _cuts(group: _Group) -> list[tuple[list[_Group], int]]:
             if key in seen or len(pieces) < 2:
                 continue
             seen.add(key)
-            out.append((pieces, len(left) + len(right)))
+            chunks = pieces[: len(left) + len(right)]
+            out.append((pieces, sum(0 if _marked(p) else 1 for p in chunks)))
     return out
 
 
-def _readings(selection: _Selection) -> list[_Reading]:
+def _merges(groups: list[_Group], width: float) -> list[tuple[list[_Group], int]]:
+    """The groups as they lie, and with neighbouring small groups of a row joined where
+    together they make a meld (tiles of one meld laid a little apart), one merge a step."""
+    out: list[tuple[list[_Group], int]] = [(groups, 0)]
+    by_row: dict[int, list[_Group]] = {}
+    for g in groups:
+        if g.tiles:
+            by_row.setdefault(g.row, []).append(g)
+    for row in by_row.values():
+        row.sort(key=lambda g: g.start)
+        for i in range(len(row)):
+            for j in range(i + 2, min(len(row), i + 4) + 1):
+                run = row[i:j]
+                if any(len(g.tiles) > 2 for g in run):
+                    break
+                if any(_gaps(a, b, width)[0] > 1.0 for a, b in zip(run, run[1:])):
+                    break
+                joined = _Group([t for g in run for t in g.tiles], run[0].row)
+                if _meld(joined) is not None:
+                    out.append(([g for g in groups if g not in run] + [joined], 1))
+    return out
+
+
+def _reading_order(tiles: list[_Tile]) -> list[_Tile]:
+    """The concealed tiles in the order the player laid them: players sort their hand
+    up from 1; when the photo shows the runs going down, it is upside down."""
+    up = down = 0
+    for a, b in zip(tiles, tiles[1:]):
+        if a.code[0] == b.code[0] and a.code[0] in "WTB":
+            up += int(b.code[1]) > int(a.code[1])
+            down += int(b.code[1]) < int(a.code[1])
+    return tiles[::-1] if down > up else tiles
+
+
+def _readings(selection: _Selection, width: float) -> list[_Reading]:
     """Every reading of a selection of groups whose tile count can make a winning hand."""
-    variants = [_cuts(g) for g in selection.hand if g.tiles]
     readings: list[_Reading] = []
-    for combo in itertools.islice(itertools.product(*variants), MAX_CUT_COMBOS):
-        groups = [p for pieces, _ in combo for p in pieces]
-        cut_penalty = sum(c for _, c in combo)
-        readings.extend(_readings_of(selection, groups, selection.penalty + cut_penalty))
+    for merged, merge_penalty in _merges([g for g in selection.hand if g.tiles], width):
+        variants = [_cuts(g) for g in merged]
+        for combo in itertools.islice(itertools.product(*variants), MAX_CUT_COMBOS):
+            groups = [p for pieces, _ in combo for p in pieces]
+            penalty = selection.penalty + merge_penalty + sum(c for _, c in combo)
+            readings.extend(_readings_of(selection, groups, penalty))
     return readings
 
 
@@ -517,16 +554,23 @@ def _readings_of(selection: _Selection, groups: list[_Group], base_penalty: int)
                 continue  # face-down tiles belong only in a concealed kong
             if sum(len(g.tiles) for g in rest) + 3 * len(melds) != 14:
                 continue
+            # The concealed tiles lie in one row: each extra piece, and each tile lying
+            # sideways among them (a claimed tile's mark), is a guess against the photo.
+            odd = sum(1 for g in rest for t in g.tiles if t.sideways)
+            pieces = len([g for g in rest if len(g.tiles) > 1]) + len([g for g in rest if len(g.tiles) == 1])
             # A winning tile set apart is a single tile; otherwise the last tile of the
             # concealed row (where a drawn tile goes) is the likeliest, any other a guess.
             win_choices = [(g.tiles[0], True, 0) for g in singles if g in rest]
-            if not win_choices:
+            if win_choices:
+                pieces -= 1
+            else:
                 seen: set[str] = set()
-                ordered = [t for g in sorted(rest, key=lambda g: (g.row, g.start)) for t in g.tiles]
+                ordered = _reading_order([t for g in sorted(rest, key=lambda g: (g.row, g.start)) for t in g.tiles])
                 for k, t in enumerate(reversed(ordered)):
                     if t.code not in seen:
                         seen.add(t.code)
                         win_choices.append((t, False, 0 if k == 0 else 1))
+            base = base_penalty + odd + max(0, pieces - 1)
             hidden_count = sum(1 for g in melds if _meld(g)["tiles"][0] == HIDDEN)
             shown = {t.code for g in groups for t in g.tiles}
             hidden_choices = list(
@@ -534,7 +578,7 @@ def _readings_of(selection: _Selection, groups: list[_Group], base_penalty: int)
             )
             for win, apart, guess in win_choices:
                 for hidden in hidden_choices:
-                    penalty = base_penalty + flip_count + guess
+                    penalty = base + flip_count + guess
                     readings.append(_Reading(selection, melds, rest, win, apart, penalty, hidden))
     return readings
 
@@ -627,7 +671,7 @@ def build_hand(
     groups = [g for g in groups if g.members]
 
     selections = _selections(_components(groups, width), width)
-    readings = [r for sel in selections for r in _readings(sel)]
+    readings = [r for sel in selections for r in _readings(sel, width)]
     best = None
     valid: list[_Reading] = []
     first_failure = None
@@ -648,6 +692,14 @@ def build_hand(
     if valid:
         valid.sort(key=lambda r: -_total(r.score))
         best = valid[0]
+        if best.hidden:
+            # A kong shown as four backs could be any tile not seen elsewhere: score the
+            # total most of those tiles give, not the luckiest one.
+            counts = Counter(_total(r.score) for r in valid if r.hidden)
+            modal = max(counts, key=lambda total: (counts[total], total))
+            best = next(r for r in valid if r.hidden and _total(r.score) == modal)
+            valid.remove(best)
+            valid.insert(0, best)
         result["hand"], result["score"] = best.hand, best.score
         selection = best.selection
         others = valid[1:] + sorted(runner_up, key=lambda r: -_total(r.score))
@@ -712,10 +764,12 @@ def _warn_about_doubt(best: _Reading, others: list[_Reading], warnings: list[str
             "as the winning tile; the alternatives score the other tiles"
         )
     if best.hidden:
+        totals = sorted({_total(r.score) for r in others if r.hidden} | {_total(best.score)})
         warnings.append(
-            "a concealed kong is shown as four backs, so its tile is unknown; scored as "
-            + " ".join(best.hidden)
-            + ", the reading worth most: turn two of its tiles face up for an exact score"
+            "a concealed kong is shown as four backs, so its tile is unknown; scored "
+            f"{_total(best.score)} (as {' '.join(best.hidden)}), the total most of the possible tiles give"
+            + (f" (from {totals[0]} to {totals[-1]})" if len(totals) > 1 else "")
+            + ": turn two of its tiles face up for an exact score"
         )
     if best.penalty > best.selection.penalty:
         warnings.append("read some separated groups as part of the concealed hand: " + best.describe())

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 import pytest
 
@@ -138,3 +139,41 @@ def test_duplicate_boxes_on_one_tile_keep_the_surer_reading():
     r = read(dets + [dup])
     assert r["error"] is None and len(r["tiles"]) == 14
     assert any("read two ways" in w for w in r["warnings"])
+
+
+def test_concealed_kong_of_four_backs_is_scored_with_the_usual_total_and_a_warning():
+    r = read(scene([["BACK BACK BACK BACK", "B1 B2 B3 T4 T5 T6 W7 W8 W9 J2", "J2"]]))
+    assert r["error"] is None, r["error"]
+    kong = r["hand"]["melds"][0]
+    assert kong["kind"] == "kong" and kong["exposed"] is False
+    assert kong["tiles"][0] not in {"B1", "B2", "B3", "T4", "T5", "T6", "W7", "W8", "W9", "J2"}
+    assert any("four backs" in w for w in r["warnings"])
+    # the total chosen is the one most of the possible kong tiles give
+    shown = {"B1", "B2", "B3", "T4", "T5", "T6", "W7", "W8", "W9", "J2"}
+    totals = Counter()
+    for code in [f"{s}{n}" for s in "WTB" for n in range(1, 10)] + ["F1", "F2", "F3", "F4", "J1", "J2", "J3"]:
+        if code not in shown:
+            hand = {**r["hand"], "melds": [{"kind": "kong", "tiles": [code] * 4, "exposed": False}]}
+            totals[scoring.score_hand(hand)["total"]] += 1
+    assert totals[r["score"]["total"]] == max(totals.values())
+
+
+def test_two_melds_laid_too_close_are_cut_apart():
+    r = read(scene([["B5* B5 B5 T2* T3 T4", "W1 W2 W3 F1 F1 J1 J1", "J1"]]))
+    assert r["error"] is None, r["error"]
+    assert sorted(m["kind"] for m in r["hand"]["melds"]) == ["chow", "pung"]
+
+
+def test_tiles_of_one_meld_laid_apart_are_joined():
+    r = read(scene([["W1 W2 W3 W4 W5 W6 W7 W8 W9 B1", "B1"], ["F2", "F2", "F2"]], gap=8.0))
+    assert r["error"] is None, r["error"]
+    assert r["hand"]["melds"] == [{"kind": "pung", "tiles": ["F2"] * 3, "exposed": True}]
+    assert r["hand"]["win_tile"] == "B1" and len(r["hand"]["concealed"]) == 10
+
+
+def test_upside_down_photo_takes_the_first_tile_as_the_last():
+    # The runs go down from left to right: the photo is upside down, and the tile
+    # a player would put last (here W1, not B9) is on the left.
+    r = read(scene([["W1 B9 B8 B7 W9 W8 W7 W6 W5 W4 W3 W2 W1 W1"]]))
+    assert r["error"] is None, r["error"]
+    assert r["hand"]["win_tile"] == "W1"
