@@ -125,13 +125,31 @@ def _local_image(store: LabelStore | None, rel: str) -> bytes:
     raise LabelError("not_found", f"{rel!r} is not in the labelling folder", 404)
 
 
+def _origin(url: str) -> tuple[str, str]:
+    parts = urllib.parse.urlsplit(url)
+    return parts.scheme, parts.netloc.lower()
+
+
+class _TokenStaysHome(urllib.request.HTTPRedirectHandler):
+    """Follow redirects (Label Studio may send uploads on to cloud storage) without the token."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and _origin(newurl) != _origin(req.full_url):
+            new.remove_header("Authorization")
+        return new
+
+
 def _fetch(url: str, base: str, token: str) -> bytes:
+    """GET an image; the token goes only to Label Studio's own host."""
     full = urllib.parse.urljoin(base.rstrip("/") + "/", url) if base else url
     if urllib.parse.urlsplit(full).scheme not in ("http", "https"):
         raise LabelError("bad_image_url", f"cannot fetch {url!r}: set LABEL_STUDIO_URL for relative URLs", 422)
-    request = urllib.request.Request(full, headers={"Authorization": f"Token {token}"} if token else {})
+    send_token = bool(token) and bool(base) and _origin(full) == _origin(base)
+    request = urllib.request.Request(full, headers={"Authorization": f"Token {token}"} if send_token else {})
+    opener = urllib.request.build_opener(_TokenStaysHome)
     try:
-        with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT_S) as response:  # noqa: S310
+        with opener.open(request, timeout=FETCH_TIMEOUT_S) as response:
             data = response.read(MAX_IMAGE_BYTES + 1)
     except OSError as exc:
         raise LabelError("image_fetch_failed", f"cannot fetch {full}: {exc}", 502) from exc

@@ -152,6 +152,11 @@ class _Uploads(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):  # noqa: N802
         type(self).seen_auth.append(self.headers.get("Authorization"))
+        if self.path.startswith("/data/redirect-to/"):  # like Label Studio sending an upload on to S3
+            self.send_response(302)
+            self.send_header("Location", "http://" + self.path[len("/data/redirect-to/"):])
+            self.end_headers()
+            return
         if self.path != "/data/upload/1/42d46c4c-a.jpg":
             self.send_error(404)
             return
@@ -222,3 +227,18 @@ def test_predict_without_a_model_is_503(folder):
     app.state.settings = NoModelSettings()
     response = TestClient(app).post("/labelstudio/predict", json=predict_request(data_uri()))
     assert response.status_code == 503 and response.json()["error"]["code"] == "no_detector"
+
+
+def test_the_token_goes_only_to_label_studio(client, label_studio_server, monkeypatch):
+    monkeypatch.setenv("LABEL_STUDIO_URL", label_studio_server)
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", "secret-token")
+    elsewhere = label_studio_server.replace("127.0.0.1", "localhost")  # same server, another origin
+    response = client.post("/labelstudio/predict", json=predict_request(elsewhere + "/data/upload/1/42d46c4c-a.jpg"))
+    assert response.status_code == 200
+    assert _Uploads.seen_auth == [None]
+    # Redirected from Label Studio to another host: the token is dropped on the way.
+    _Uploads.seen_auth = []
+    target = elsewhere.removeprefix("http://") + "/data/upload/1/42d46c4c-a.jpg"
+    response = client.post("/labelstudio/predict", json=predict_request("/data/redirect-to/" + target))
+    assert response.status_code == 200
+    assert _Uploads.seen_auth == ["Token secret-token", None]
