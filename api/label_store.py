@@ -309,13 +309,18 @@ class LabelStore:
             raise LabelError(exc.code, f"{name}: {exc.message}", exc.status) from exc
         stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in stem).strip("_") or "upload"
         with self._lock:
-            candidate, n = f"{stem}{suffix.lower()}", 1
-            while (self.root / candidate).exists() or (self.root / candidate).with_suffix(".txt").exists():
-                candidate, n = f"{stem}-{n}{suffix.lower()}", n + 1
+            base, n = stem, 1
+            while self._stem_taken(base):  # a.jpg and a.png would share a.txt
+                base, n = f"{stem}-{n}", n + 1
+            candidate = base + suffix.lower()
             path = self.root / candidate
             with open(path, "xb") as handle:
                 handle.write(data)
         return candidate
+
+    def _stem_taken(self, stem: str) -> bool:
+        names = [stem + ".txt"] + [stem + suffix for suffix in IMAGE_SUFFIXES]
+        return any((self.root / name).exists() or (self.root / name.upper()).exists() for name in names)
 
     # labels --------------------------------------------------------------
 

@@ -167,6 +167,10 @@ def test_upload_adds_the_image_inside_the_folder(client, folder):
     assert name == "evil_name.jpg" and (folder / name).is_file()
     again = client.post("/api/v1/label/images", files={"file": ("evil name.jpg", jpeg_bytes(), "image/jpeg")})
     assert again.json()["path"] == "evil_name-1.jpg"
+    png = io.BytesIO()
+    Image.new("RGB", (8, 8)).save(png, format="PNG")
+    other = client.post("/api/v1/label/images", files={"file": ("a.png", png.getvalue(), "image/png")})
+    assert other.json()["path"] == "a-1.png"  # a.png would share a.txt with a.jpg
     assert not (folder.parent.parent / "evil name.jpg").exists()
 
 
