@@ -453,6 +453,11 @@
     stage.addEventListener("pointercancel", onPointerUp);
     $("upload").addEventListener("change", (event) => upload([...event.target.files]));
     $("help-button").addEventListener("click", () => $("help").showModal());
+    for (const link of document.querySelectorAll(".export a")) {
+      link.addEventListener("click", (event) => {
+        if (!state.images.some((im) => im.labelled)) { event.preventDefault(); say("Nothing is labelled yet: open an image first."); }
+      });
+    }
     $("order").addEventListener("change", () => { orderImages(); $("order").blur(); });
     try {
       const data = await api("GET", "/classes");
