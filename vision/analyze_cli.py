@@ -29,6 +29,22 @@ def register(subparsers) -> None:
     p.add_argument("--model-dir", help="detector model folder (default: the shipped models/)")
     p.set_defaults(func=run_analyze)
 
+    e = subparsers.add_parser(
+        "analyze-eval",
+        help="photo -> score over fresh synthetic scenes: how often the total is right",
+        description="Render N fresh synthetic scenes (seed 900000 or more, never used for training), "
+        "score each from its photo and from its true boxes, and print how often the total equals "
+        "the scene's true total, with the misses by stage (detection or layout).",
+    )
+    e.add_argument("--n", type=int, default=300, help="number of scenes (default 300)")
+    e.add_argument("--seed", type=int, default=900000, help="scene seed, 900000 or more (default 900000)")
+    e.add_argument("--long-side", type=int, default=1280, help="photo size, long side in px (default 1280)")
+    e.add_argument("--layout-only", action="store_true", help="only the layout on the true boxes (no model needed)")
+    e.add_argument("--model-dir", help="detector model folder (default: the shipped models/)")
+    e.add_argument("--show", type=int, default=20, metavar="K", help="list up to K misses (default 20)")
+    e.add_argument("--json", metavar="FILE", help="also write every scene's result to FILE")
+    e.set_defaults(func=run_eval)
+
 
 def context_of(args) -> dict:
     return {
@@ -117,3 +133,48 @@ def format_analysis(analysis: dict) -> str:
     for alt in analysis.get("alternatives", []):
         lines.append(f"alternative: {alt['total']} points, {alt['description']}")
     return "\n".join(lines)
+
+
+def run_eval(args) -> int:
+    from vision.analyze_eval import FRESH_SEEDS, evaluate
+
+    if args.n < 1:
+        return _fail("--n must be at least 1")
+    if args.seed < FRESH_SEEDS:
+        return _fail(f"--seed must be {FRESH_SEEDS} or more: lower seeds may have been used for training")
+    detector = None
+    if not args.layout_only:
+        from vision.detector import ModelNotFoundError, get_detector
+
+        try:
+            detector = get_detector(args.model_dir)
+        except ModelNotFoundError as exc:
+            return _fail(f"{exc} (use --layout-only to check the layout alone)")
+    from tqdm import tqdm
+
+    with tqdm(total=args.n, unit="scene", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
+        summary = evaluate(args.n, args.seed, (args.long_side,), detector, progress=lambda i: bar.update(1))
+    n = summary["scenes"]
+    print(f"scenes: {n} (seed {args.seed}, long side {args.long_side} px), {summary['seconds']} s")
+    if detector is not None:
+        ok = summary["photo_correct"]
+        stages = summary["failures_by_stage"]
+        print(f"total from the photo == true total: {ok}/{n} = {100 * ok / n:.1f}%")
+        print(f"misses by stage: detection {stages['detection']}, layout {stages['layout']}")
+        print(f"detection: {summary['detect_seconds_per_scene'] * 1000:.0f} ms per photo")
+    ok = summary["layout_correct"]
+    print(f"layout alone, on the true boxes: {ok}/{n} = {100 * ok / n:.1f}%")
+    key = "photo_total" if detector is not None else "layout_total"
+    misses = [r for r in summary["results"] if r.get(key) != r["true_total"]]
+    for r in misses[: args.show]:
+        line = f"  scene {r['index']}: true {r['true_total']}, read {r.get(key)}"
+        if r.get("stage"):
+            line += f" [{r['stage']}]"
+        if r.get("detection_errors"):
+            line += " " + ", ".join(r["detection_errors"][:4])
+        elif r.get("error"):
+            line += f" {r['error']['message']}"
+        print(line)
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, ensure_ascii=False, indent=1))
+    return 0

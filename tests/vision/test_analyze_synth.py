@@ -1,0 +1,62 @@
+"""Photo -> score end to end over fresh synthetic scenes (seeds never used for training).
+
+The full figure (300 scenes) comes from `fanshot analyze-eval`; these tests run a few
+scenes so CI stays fast.
+"""
+from __future__ import annotations
+
+import pytest
+
+from fanshot.cli import main
+from vision.analyze_eval import FRESH_SEEDS, detection_errors, evaluate
+
+pytest.importorskip("scoring.generate")
+synth = pytest.importorskip("datasets.synth.generate")
+
+
+def test_layout_reads_fresh_scenes_from_their_true_boxes():
+    summary = evaluate(16, seed=FRESH_SEEDS + 500, long_sides=(640,))
+    assert summary["scenes"] == 16 and "photo_correct" not in summary
+    assert summary["layout_correct"] >= 14, [r for r in summary["results"] if r["layout_total"] != r["true_total"]]
+
+
+def test_photo_to_score_with_the_shipped_model():
+    from vision.detector import ModelNotFoundError, get_detector
+
+    try:
+        detector = get_detector()
+    except ModelNotFoundError:
+        pytest.skip("no trained model in models/ yet")
+    summary = evaluate(6, seed=FRESH_SEEDS + 700, long_sides=(1280,), detector=detector)
+    stages = summary["failures_by_stage"]
+    assert summary["photo_correct"] + stages["detection"] + stages["layout"] == 6
+    assert summary["photo_correct"] >= 4, summary["results"]
+
+
+def test_detection_errors_name_missed_misread_and_extra_tiles():
+    boxes = [
+        {"tile": "B5", "box": [0, 0, 30, 40], "role": "concealed"},
+        {"tile": "B6", "box": [30, 0, 60, 40], "role": "concealed"},
+        {"tile": "W1", "box": [60, 0, 90, 40], "role": "winning tile"},
+        {"tile": "J1", "box": [300, 300, 330, 340], "role": "stray"},
+    ]
+    detections = [
+        {"tile": "B5", "box": [1, 0, 30, 41], "score": 0.9},
+        {"tile": "B8", "box": [30, 1, 61, 40], "score": 0.6},
+        {"tile": "F1", "box": [500, 10, 530, 50], "score": 0.5},
+        {"tile": "J2", "box": [300, 300, 330, 340], "score": 0.5},  # a stray misread: no matter
+    ]
+    assert detection_errors(detections, boxes) == ["B6 read as B8", "missed W1", "extra F1"]
+    perfect = [{"tile": b["tile"], "box": b["box"], "score": 1.0} for b in boxes]
+    assert detection_errors(perfect, boxes) == []
+
+
+def test_eval_command_refuses_seeds_that_training_may_have_used(capsys):
+    assert main(["analyze-eval", "--seed", "1234", "--layout-only", "--n", "1"]) == 2
+    assert "900000 or more" in capsys.readouterr().err
+
+
+def test_eval_command_prints_the_layout_figure(capsys):
+    assert main(["analyze-eval", "--layout-only", "--n", "2", "--long-side", "480", "--seed", "900900"]) == 0
+    out = capsys.readouterr().out
+    assert "layout alone, on the true boxes: " in out and "/2 = " in out

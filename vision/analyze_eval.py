@@ -1,0 +1,116 @@
+"""End-to-end check of photo -> score over fresh synthetic scenes.
+
+For each scene of `datasets.synth.generate.make_example(seed, index)` (a seed no
+training used: 900000 and up are kept for held-out sets) it compares the total
+read from the photo (detector, layout, scorer) with the scene's true total, and
+says where a miss comes from:
+
+- "detection": the detector missed, added or misread a tile of the hand;
+- "layout": the detector got the hand's tiles right, the layout read them wrong.
+
+It also runs the layout alone on the scene's true boxes, which measures the
+layout without the detector. `fanshot analyze-eval` prints the figures.
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from vision.analyze import analyze_detections
+
+FRESH_SEEDS = 900000  # datasets.synth.generate.RESERVED_SEEDS: never used for training
+MATCH_IOU = 0.5
+
+
+def _iou(a, b) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = w * h
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
+def detection_errors(detections: list[dict], boxes: list[dict]) -> list[str]:
+    """What the detector got wrong about the hand's tiles (strays aside), in words."""
+    errors = []
+    used: set[int] = set()
+    for truth in boxes:
+        if truth["role"] == "stray":
+            continue
+        best, best_iou = None, 0.0
+        for i, det in enumerate(detections):
+            iou = _iou(truth["box"], det["box"])
+            if i not in used and iou > best_iou:
+                best, best_iou = i, iou
+        if best is None or best_iou < MATCH_IOU:
+            errors.append(f"missed {truth['tile']}")
+            continue
+        used.add(best)
+        if detections[best]["tile"] != truth["tile"]:
+            errors.append(f"{truth['tile']} read as {detections[best]['tile']}")
+    for i, det in enumerate(detections):
+        if i not in used and all(_iou(det["box"], t["box"]) < 0.3 for t in boxes):
+            errors.append(f"extra {det['tile']}")
+    return errors
+
+
+def _total(analysis: dict) -> int | None:
+    return analysis["score"]["total"] if analysis.get("score") else None
+
+
+def evaluate(
+    n: int,
+    seed: int = FRESH_SEEDS,
+    long_sides: tuple[int, ...] = (1280,),
+    detector=None,
+    rules: str = "mcr",
+    progress: Callable[[int], None] | None = None,
+) -> dict:
+    """Score n fresh scenes from the photo (when a detector is given) and from the true boxes."""
+    from datasets.synth.generate import make_example
+
+    if seed < FRESH_SEEDS:
+        raise ValueError(f"use a seed of {FRESH_SEEDS} or more: lower seeds may have been used for training")
+    results = []
+    started = time.perf_counter()
+    detect_seconds = 0.0
+    for index in range(n):
+        example = make_example(seed, index, list(long_sides))
+        record = example["record"]
+        size = (record["width"], record["height"])
+        context = record["hand"]["context"]
+        true_total = record["score"]["total"]
+        truth = [{"tile": b["tile"], "box": b["box"], "score": 1.0} for b in record["boxes"]]
+        row = {
+            "index": index,
+            "true_total": true_total,
+            "layout_total": _total(analyze_detections(truth, size, context, rules)),
+        }
+        if detector is not None:
+            t0 = time.perf_counter()
+            detections = detector.detect(example["image"])
+            detect_seconds += time.perf_counter() - t0
+            analysis = analyze_detections(detections, size, context, rules)
+            row["photo_total"] = _total(analysis)
+            row["detection_errors"] = detection_errors(detections, record["boxes"])
+            if row["photo_total"] != true_total:
+                row["stage"] = "detection" if row["detection_errors"] else "layout"
+                row["error"] = analysis.get("error")
+        results.append(row)
+        if progress:
+            progress(index + 1)
+    summary = {
+        "scenes": n,
+        "seed": seed,
+        "layout_correct": sum(r["layout_total"] == r["true_total"] for r in results),
+        "seconds": round(time.perf_counter() - started, 1),
+        "results": results,
+    }
+    if detector is not None:
+        summary["photo_correct"] = sum(r.get("photo_total") == r["true_total"] for r in results)
+        summary["failures_by_stage"] = {
+            stage: sum(r.get("stage") == stage for r in results) for stage in ("detection", "layout")
+        }
+        summary["detect_seconds_per_scene"] = round(detect_seconds / max(1, n), 3)
+    return summary
