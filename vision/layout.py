@@ -663,8 +663,15 @@ def build_hand(
     width, height = _tile_units(tiles)
     groups = _groups(_rows(tiles, height), width)
 
-    # Face-down tiles outside a four-tile group (a wall, a stray) are not part of the hand.
-    loose_backs = [t for g in groups for t in g.tiles if t.is_back and (len(g.tiles) != 4 or _meld(g) is None)]
+    # Face-down tiles that are not part of four tiles in a row showing a concealed kong
+    # (a wall, a stray) are not part of the hand.
+    kept: set[int] = set()
+    for g in groups:
+        for i in range(len(g.tiles) - 3):
+            window = g.tiles[i : i + 4]
+            if any(t.is_back for t in window) and _meld(_Group(window, g.row)) is not None:
+                kept.update(t.index for t in window)
+    loose_backs = [t for g in groups for t in g.tiles if t.is_back and t.index not in kept]
     if loose_backs:
         loose = {t.index for t in loose_backs}
         groups = [_Group([t for t in g.tiles if t.index not in loose], g.row, g.flowers) for g in groups]
