@@ -5,6 +5,8 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .errors import ErrorDetail
+
 SUITED = [f"{suit}{n}" for suit in "WTB" for n in range(1, 10)]
 HONOURS = [f"F{n}" for n in range(1, 5)] + [f"J{n}" for n in range(1, 4)]
 FLOWERS = [f"H{n}" for n in range(1, 9)]
@@ -95,13 +97,26 @@ class DetectResponse(BaseModel):
     detections: list[Detection]
 
 
+class PhotoTile(Detection):
+    role: Optional[str] = Field(None, description="concealed, meld, win, flower or stray")
+    low_confidence: bool = False
+
+
+class Alternative(Open):
+    description: str = Field(description="how this reading differs from the chosen one")
+    hand: dict[str, Any]
+    total: Optional[int | float] = None
+
+
 class AnalyzeResponse(Open):
-    tiles: list[Detection]
+    tiles: list[PhotoTile] = Field(description="every tile found, boxes in pixels of the analysed image")
     hand: Optional[dict[str, Any]] = Field(description="the hand JSON as read from the photo; null if none")
     score: Optional[Score] = Field(description="null when the hand could not be scored (see error)")
-    error: Optional[dict[str, Any]] = Field(None, description="why the hand was not scored, {code, message}")
-    warnings: list[Any]
-    alternatives: list[Any]
+    error: Optional[ErrorDetail] = Field(None, description="why the hand was not scored")
+    warnings: list[str] = Field(description="doubts about the reading, for people")
+    alternatives: list[Alternative] = Field(description="other readings of the same tiles, with their totals")
+    image_size: Optional[list[int]] = Field(None, description="[width, height] of the analysed image: the photo "
+                                            "as shown, at most FANSHOT_ANALYSIS_MAX_SIDE pixels long")
     image_url: Optional[str] = Field(None, description="the annotated photo (JPEG), kept for a while")
     image_base64: Optional[str] = Field(None, description="the annotated photo as base64 JPEG, when asked for")
 

@@ -6,6 +6,7 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 
 from ..errors import error_responses
 from ..schemas import AnalyzeResponse, Wind
+from ..scorer import check_rules
 from ..uploads import read_image_upload
 
 router = APIRouter(tags=["photos"])
@@ -29,6 +30,7 @@ async def analyze(
     """Tiles (code, box, score), the hand read from them, its score, warnings and
     alternatives, and the annotated photo (a URL, or base64 with inline_image)."""
     state = request.app.state
+    check_rules(rules)  # before the upload is read or a worker taken
     data = await read_image_upload(image, state.settings.max_upload_bytes)
     context = {"self_drawn": self_drawn, "seat_wind": seat_wind, "prevalent_wind": prevalent_wind,
                "last_tile": last_tile, "kong_replacement": kong_replacement, "robbing_kong": robbing_kong,

@@ -341,7 +341,8 @@ function renderAnalysis() {
     b.className = "chip";
     b.id = `alt-${i}`;
     const why = describe(alt);
-    b.textContent = `${t("use_alt")}${why ? ": " + why : ""}`;
+    const total = alt.total === null || alt.total === undefined ? "" : ` → ${alt.total}`;
+    b.textContent = `${t("use_alt")}${why ? ": " + why : ""}${total}`;
     b.addEventListener("click", () => { loadHand(alt.hand); changed(); });
     alts.append(b);
   });

@@ -1,0 +1,132 @@
+"""POST /api/v1/analyze and /detect, composed from vision and scoring.
+
+Most tests put a stand-in detector in place of the model, one that answers the true boxes of
+the committed synthetic photo, so they check the API's own work (decoding, context, rules,
+annotated image by URL or inline, errors) whatever the model reads. The last tests use the
+shipped model, when there is one.
+"""
+import base64
+import io
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scoring
+from PIL import Image
+
+DATA = Path(__file__).resolve().parent / "data"
+PHOTO = (DATA / "synth_hand.jpg").read_bytes()
+RECORD = json.loads((DATA / "synth_hand.json").read_text(encoding="utf-8"))
+
+
+class TrueBoxes:
+    """A detector that finds exactly the tiles the synthetic photo was drawn with."""
+
+    def __init__(self):
+        self.sizes = []
+
+    def detect(self, rgb):
+        height, width = rgb.shape[:2]
+        self.sizes.append((width, height))
+        scale = width / RECORD["width"]
+        return [{"tile": b["tile"], "box": [round(v * scale, 1) for v in b["box"]], "score": 0.99}
+                for b in RECORD["boxes"]]
+
+
+@pytest.fixture
+def stand_in(make_client, monkeypatch):
+    def make(**settings):
+        client = make_client(**settings)
+        detector = TrueBoxes()
+        monkeypatch.setattr(client.app.state.inference, "detector", lambda: detector)
+        return client, detector
+    return make
+
+
+def _tiles(hand):
+    return Counter(hand["concealed"] + [t for m in hand["melds"] for t in m["tiles"]] + [hand["win_tile"]])
+
+
+def _post(client, data=None, photo=PHOTO):
+    return client.post("/api/v1/analyze", files={"image": ("hand.jpg", photo, "image/jpeg")}, data=data or {})
+
+
+def test_the_photo_is_read_scored_and_annotated(stand_in):
+    client, _ = stand_in()
+    context = RECORD["hand"]["context"]
+    response = _post(client, {k: json.dumps(v) if isinstance(v, bool) else v for k, v in context.items()})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert len(body["tiles"]) == len(RECORD["boxes"])
+    assert _tiles(body["hand"]) == _tiles(RECORD["hand"])
+    assert body["hand"]["context"] == context
+    assert body["score"] == scoring.score_hand(body["hand"], "mcr")
+    assert body["image_base64"] is None
+
+    image = client.get(body["image_url"])
+    assert image.status_code == 200 and image.headers["content-type"] == "image/jpeg"
+    annotated = Image.open(io.BytesIO(image.content))
+    assert annotated.format == "JPEG"
+    assert annotated.width == RECORD["width"] and annotated.height > RECORD["height"]  # the fan panel below
+
+
+def test_inline_image_comes_back_as_base64_and_is_not_stored(stand_in):
+    client, _ = stand_in()
+    body = _post(client, {"inline_image": "true"}).json()
+    assert body["image_url"] is None
+    assert Image.open(io.BytesIO(base64.b64decode(body["image_base64"]))).format == "JPEG"
+    assert len(client.app.state.images) == 0
+
+
+def test_the_win_conditions_and_rules_reach_the_scorer(stand_in):
+    client, _ = stand_in()
+    plain = _post(client, {"self_drawn": "false"}).json()
+    drawn = _post(client, {"self_drawn": "true", "rules": "mcr-reference"}).json()
+    assert drawn["hand"]["context"]["self_drawn"] is True
+    assert drawn["score"]["ruleset"] == "mcr-reference"
+    assert drawn["score"] == scoring.score_hand(drawn["hand"], "mcr-reference")
+    assert plain["score"] == scoring.score_hand(plain["hand"], "mcr")
+    assert plain["score"]["fans"] != drawn["score"]["fans"]
+
+
+def test_a_big_photo_is_analysed_on_a_copy_at_most_analysis_max_side_long(stand_in):
+    client, detector = stand_in(analysis_max_side=800)
+    body = _post(client).json()
+    assert detector.sizes == [(800, 600)]
+    assert body["image_size"] == [800, 600]
+    assert _tiles(body["hand"]) == _tiles(RECORD["hand"])
+
+
+def test_an_unknown_rule_set_is_the_scorers_422(stand_in):
+    client, _ = stand_in()
+    response = _post(client, {"rules": "house"})
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == "unknown_ruleset"
+
+
+def test_a_photo_without_a_winning_hand_is_a_200_with_the_reason(stand_in):
+    client, detector = stand_in()
+    detector.detect = lambda rgb: []  # nothing found
+    body = _post(client).json()
+    assert body["tiles"] == [] and body["hand"] is None and body["score"] is None
+    assert body["error"]["code"]
+
+
+def test_detect_answers_the_detectors_tiles_in_photo_pixels(stand_in):
+    client, detector = stand_in()
+    response = client.post("/api/v1/detect", files={"image": ("hand.jpg", PHOTO, "image/jpeg")})
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["width"], body["height"]) == (RECORD["width"], RECORD["height"])
+    assert body["detections"] == detector.detect(np.zeros((RECORD["height"], RECORD["width"], 3), np.uint8))
+
+
+@pytest.mark.parametrize("route", ["/api/v1/analyze", "/api/v1/detect"])
+def test_without_a_model_the_photo_routes_are_a_503_saying_so(make_client, tmp_path, route):
+    client = make_client(model_dir=tmp_path)
+    response = client.post(route, files={"image": ("hand.jpg", PHOTO, "image/jpeg")})
+    assert response.status_code == 503
+    assert response.json()["error"]["code"] == "model_not_found"
+    assert client.get("/api/v1/health").json()["model_loaded"] is False
