@@ -27,7 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_label(args: argparse.Namespace) -> int:
-    from api.label_store import LabelError, LabelStore
+    from api.label_errors import LabelError
+    from api.label_store import LabelStore
 
     try:
         store = LabelStore(args.folder)
@@ -44,7 +45,7 @@ def run_label(args: argparse.Namespace) -> int:
 def _prelabel(store, args: argparse.Namespace) -> int:
     import time
 
-    from api.label_store import LabelError
+    from api.label_errors import LabelError
     from vision.detector import get_detector
 
     try:
@@ -74,7 +75,7 @@ def _prelabel(store, args: argparse.Namespace) -> int:
 
 def _export(store, args: argparse.Namespace) -> int:
     from api.label_export import export_dataset
-    from api.label_store import LabelError
+    from api.label_errors import LabelError
 
     if not args.out:
         print("fanshot label: --export needs --out", file=sys.stderr)

@@ -15,7 +15,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from api.label_store import LabelError, LabelStore
+from api.label_errors import LabelError
+from api.label_store import LabelStore
 
 EXPORT_FORMATS = ("yolo", "coco", "labelstudio")
 

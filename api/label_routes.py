@@ -17,8 +17,8 @@ from fastapi import APIRouter, File, Query, Request, UploadFile
 from fastapi.responses import FileResponse, JSONResponse, Response
 from starlette.background import BackgroundTask
 
-from api.errors import ErrorResponse
-from api.label_store import MAX_IMAGE_BYTES, LabelError, LabelStore
+from api.label_errors import LabelError, openapi_errors
+from api.label_store import MAX_IMAGE_BYTES, LabelStore
 from api.label_studio import app_detector
 from api.label_studio import router as label_studio_router
 
@@ -26,23 +26,6 @@ LABEL_DIR_ENV = "FANSHOT_LABEL_DIR"
 STATIC_DIR = Path(__file__).parent / "static"
 PAGE_FILES = {"label.js": "text/javascript", "label.css": "text/css"}
 BROWSER_IMAGE_TYPES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".webp": "image/webp"}
-
-ERROR_DESCRIPTIONS = {
-    400: "A bad path (absolute, '..', hidden) or a body that is not JSON",
-    403: "The path leads outside the labelling folder",
-    404: "No such image in the folder",
-    409: "Nothing to undo, nothing labelled yet, or an export the converters refuse",
-    413: "The image is too large",
-    415: "Not an image (JPEG, PNG, WebP, HEIC)",
-    422: "Boxes, format or image data that cannot be used",
-    503: "No labelling folder: start with `fanshot label DIR` or set FANSHOT_LABEL_DIR",
-}
-
-
-def _errors(*statuses: int) -> dict:
-    """OpenAPI `responses=` entries for the error statuses of a route (all {"error": {code, message}})."""
-    return {status: {"model": ErrorResponse, "description": ERROR_DESCRIPTIONS[status]} for status in statuses}
-
 
 router = APIRouter()
 api = APIRouter(prefix="/api/v1/label", tags=["labelling"])
@@ -107,7 +90,7 @@ def classes() -> dict:
     return {"classes": class_table()}
 
 
-@api.get("/images", responses=_errors(503))
+@api.get("/images", responses=openapi_errors(503))
 def list_images(request: Request):
     """Every image of the folder with its labelling state."""
     def call():
@@ -117,14 +100,14 @@ def list_images(request: Request):
     return _handle(call)
 
 
-@api.post("/images", status_code=201, responses=_errors(400, 413, 415, 422, 503))
+@api.post("/images", status_code=201, responses=openapi_errors(400, 413, 415, 422, 503))
 async def upload_image(request: Request, file: UploadFile = File(...)):
     """Add an image to the folder (multipart field `file`); refuses non-images with 415."""
     data = await file.read(MAX_IMAGE_BYTES + 1)
     return _handle(lambda: {"path": get_store(request).add_image(file.filename or "", data)})
 
 
-@api.get("/image", responses=_errors(400, 403, 404, 413, 415, 422, 503))
+@api.get("/image", responses=openapi_errors(400, 403, 404, 413, 415, 422, 503))
 def image(request: Request, path: str = Query(...)):
     """The image bytes; formats a browser cannot show (HEIC) come back as JPEG."""
     def call():
@@ -152,13 +135,13 @@ def _as_jpeg(data: bytes, path: str) -> bytes:
     return buffer.getvalue()
 
 
-@api.get("/labels", responses=_errors(400, 403, 404, 413, 415, 422, 503))
+@api.get("/labels", responses=openapi_errors(400, 403, 404, 413, 415, 422, 503))
 def get_labels(request: Request, path: str = Query(...)):
     """The boxes of an image (pixels, least confident first); pre-labels it the first time."""
     return _handle(lambda: get_store(request).load(path))
 
 
-@api.put("/labels", responses=_errors(400, 403, 404, 415, 422, 503))
+@api.put("/labels", responses=openapi_errors(400, 403, 404, 415, 422, 503))
 async def put_labels(request: Request, path: str = Query(...)):
     """Replace the boxes of an image: body `{"boxes": [{"tile", "box", "score"}]}`."""
     try:
@@ -170,19 +153,19 @@ async def put_labels(request: Request, path: str = Query(...)):
     return _handle(lambda: get_store(request).save(path, body["boxes"]))
 
 
-@api.post("/undo", responses=_errors(400, 403, 404, 409, 415, 503))
+@api.post("/undo", responses=openapi_errors(400, 403, 404, 409, 415, 503))
 def undo(request: Request, path: str = Query(...)):
     """Restore the previous version of an image's labels (409 when there is none)."""
     return _handle(lambda: get_store(request).undo(path))
 
 
-@api.post("/reviewed", responses=_errors(400, 403, 404, 409, 415, 503))
+@api.post("/reviewed", responses=openapi_errors(400, 403, 404, 409, 415, 503))
 def reviewed(request: Request, path: str = Query(...)):
     """Mark an image's labels as checked by a person without changing them."""
     return _handle(lambda: get_store(request).mark_reviewed(path))
 
 
-@api.get("/export", responses=_errors(409, 422, 503))
+@api.get("/export", responses=openapi_errors(409, 422, 503))
 def export(request: Request, format: str = Query("yolo"), reviewed_only: bool = False):
     """The labelled images: YOLO as a zip (data.yaml, images/, labels/), COCO or Label Studio JSON."""
     from api.label_export import export_file

@@ -24,6 +24,7 @@ import threading
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
+from api.label_errors import LabelError
 from vision.classes import CLASS_ID, CLASSES
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif")
@@ -31,19 +32,6 @@ SIDECAR_DIR = ".fanshot"
 HISTORY_LIMIT = 200
 MAX_IMAGE_BYTES = 40 * 1024 * 1024
 DETECT_MAX_SIDE = 2048  # pre-labels are computed on a copy at most this long (boxes scaled back)
-
-
-class LabelError(Exception):
-    """A request the store refuses; `status` is the HTTP status to answer with."""
-
-    def __init__(self, code: str, message: str, status: int):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
-
-    def to_json(self) -> dict:
-        return {"error": {"code": self.code, "message": self.message}}
 
 
 class _NoDetector(Exception):

@@ -26,7 +26,8 @@ from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
-from api.label_store import DETECT_MAX_SIDE, MAX_IMAGE_BYTES, LabelError, LabelStore
+from api.label_errors import LabelError, openapi_errors
+from api.label_store import DETECT_MAX_SIDE, MAX_IMAGE_BYTES, LabelStore
 from vision.classes import CLASS_ID
 
 MODEL_CLASS = "FanshotTileDetector"
@@ -226,7 +227,19 @@ def health(request: Request):
     return {"status": "UP", "model_class": MODEL_CLASS}
 
 
-@router.post("/setup")
+# Label Studio sends more keys (project, schema, model_version, extra_params); only these are read.
+SETUP_BODY = {"requestBody": {"required": True, "content": {"application/json": {"schema": {
+    "type": "object",
+    "properties": {"hostname": {"type": "string"}, "access_token": {"type": "string"}},
+}}}}}
+PREDICT_BODY = {"requestBody": {"required": True, "content": {"application/json": {"schema": {
+    "type": "object",
+    "required": ["tasks", "label_config"],
+    "properties": {"tasks": {"type": "array", "items": {"type": "object"}}, "label_config": {"type": "string"}},
+}}}}}
+
+
+@router.post("/setup", openapi_extra=SETUP_BODY, responses=openapi_errors(400, 422, 503))
 async def setup(request: Request):
     try:
         body = await _json_body(request)
@@ -235,13 +248,16 @@ async def setup(request: Request):
         return _error(exc)
     settings = getattr(request.app.state, "label_studio_settings", {})
     for key in ("hostname", "access_token"):
+        if key in body and not isinstance(body[key], str):
+            return _error(LabelError("bad_setup", f"'{key}' must be a string", 422))
         if body.get(key):
             settings[key] = body[key]
     request.app.state.label_studio_settings = settings
     return {"model_version": _model_version(detector)}
 
 
-@router.post("/predict")
+@router.post("/predict", openapi_extra=PREDICT_BODY,
+             responses=openapi_errors(400, 403, 404, 413, 415, 422, 502, 503))
 async def predict(request: Request):
     try:
         body = await _json_body(request)

@@ -7,7 +7,8 @@ import pytest
 from PIL import Image
 
 from api.label_keys import class_table, parse_key
-from api.label_store import LabelError, LabelStore, boxes_to_yolo, yolo_to_boxes
+from api.label_errors import LabelError
+from api.label_store import LabelStore, boxes_to_yolo, yolo_to_boxes
 
 
 class FakeDetector:

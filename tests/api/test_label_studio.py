@@ -242,3 +242,9 @@ def test_the_token_goes_only_to_label_studio(client, label_studio_server, monkey
     response = client.post("/labelstudio/predict", json=predict_request("/data/redirect-to/" + target))
     assert response.status_code == 200
     assert _Uploads.seen_auth == ["Token secret-token", None]
+
+
+def test_setup_refuses_a_token_that_is_not_a_string(client):
+    response = client.post("/labelstudio/setup", json={"project": "1.1", "access_token": 5})
+    assert response.status_code == 422 and response.json()["error"]["code"] == "bad_setup"
+    assert client.post("/labelstudio/setup", content=b"[1]", headers={"content-type": "application/json"}).status_code == 400

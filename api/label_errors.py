@@ -1,0 +1,38 @@
+"""The errors of the labelling tool: `LabelError` and its OpenAPI description.
+
+Every refusal is `{"error": {"code", "message"}}` with the HTTP status in `LabelError.status`.
+"""
+from __future__ import annotations
+
+from api.errors import ErrorResponse
+
+
+class LabelError(Exception):
+    """A request the store refuses; `status` is the HTTP status to answer with."""
+
+    def __init__(self, code: str, message: str, status: int):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+    def to_json(self) -> dict:
+        return {"error": {"code": self.code, "message": self.message}}
+
+
+ERROR_DESCRIPTIONS = {
+    400: "A bad path (absolute, '..', hidden) or a body that is not JSON",
+    403: "The path leads outside the labelling folder",
+    404: "No such image in the folder",
+    409: "Nothing to undo, nothing labelled yet, or an export the converters refuse",
+    413: "The image is too large",
+    415: "Not an image (JPEG, PNG, WebP, HEIC)",
+    422: "Boxes, format or image data that cannot be used",
+    502: "The task's image could not be fetched from Label Studio",
+    503: "No labelling folder (start with `fanshot label DIR` or set FANSHOT_LABEL_DIR), or no detector model",
+}
+
+
+def openapi_errors(*statuses: int) -> dict:
+    """OpenAPI `responses=` entries for the error statuses of a route (all {"error": {code, message}})."""
+    return {status: {"model": ErrorResponse, "description": ERROR_DESCRIPTIONS[status]} for status in statuses}
