@@ -66,36 +66,72 @@ def _sprite_for(item, style, px, rng):
     return rgb, alpha
 
 
-def _paste(canvas, instances, rgb, alpha, x, y, ident):
-    """Alpha-blend a sprite at (x, y) (clipped to the canvas) and mark its pixels in `instances`."""
-    ch, cw = canvas.shape[:2]
+def _premultiplied(rgb, alpha):
+    a3 = cv2.merge([alpha, alpha, alpha])
+    return cv2.multiply(rgb, a3, scale=1 / 255), alpha
+
+
+def _paste(layer_rgb, layer_a, ids, rgb, alpha, x, y, ident):
+    """Put a premultiplied sprite at (x, y) on the tile layer (clipped) and mark its pixels in `ids`.
+    Tiles do not overlap, so `max` is the `over` operator here (and close to it for strays)."""
+    lh, lw = ids.shape
     sh, sw = alpha.shape
-    x0, y0, x1, y1 = max(0, x), max(0, y), min(cw, x + sw), min(ch, y + sh)
+    x0, y0, x1, y1 = max(0, x), max(0, y), min(lw, x + sw), min(lh, y + sh)
     if x0 >= x1 or y0 >= y1:
-        return None
+        return
     a = alpha[y0 - y:y1 - y, x0 - x:x1 - x]
-    src = rgb[y0 - y:y1 - y, x0 - x:x1 - x]
-    region = canvas[y0:y1, x0:x1]
-    af = a[..., None].astype(np.float32) / 255.0
-    region[:] = (src * af + region * (1 - af)).astype(np.uint8)
-    instances[y0:y1, x0:x1][a >= 128] = ident
-    return (x, y, x + sw, y + sh)
+    np.maximum(layer_rgb[y0:y1, x0:x1], rgb[y0 - y:y1 - y, x0 - x:x1 - x], out=layer_rgb[y0:y1, x0:x1])
+    np.maximum(layer_a[y0:y1, x0:x1], a, out=layer_a[y0:y1, x0:x1])
+    ids[y0:y1, x0:x1][a >= 128] = ident
 
 
-def _cast_shadows(canvas, sprites, places, tw, rng):
-    """Darken the canvas under and beside each sprite (drawn before the tiles, so only the table darkens)."""
-    ch, cw = canvas.shape[:2]
-    boxes = [(x, y, x + a.shape[1], y + a.shape[0]) for (_, a), (x, y) in zip(sprites, places)]
-    boxes = [b for b in boxes if b[2] > 0 and b[3] > 0 and b[0] < cw and b[1] < ch]
+def _draw_tiles(image, inst, sprites, rects, m_canvas, canvas_size):
+    """Paint the sprites on a full-resolution layer covering only the tiles, warp that layer
+    into the photo and composite it (premultiplied alpha); fill `inst` with the tile ids."""
+    cw, ch = canvas_size
+    shown = [r for r in rects if r]
+    if not shown:
+        return
+    px0, py0 = max(0, min(r[0] for r in shown)), max(0, min(r[1] for r in shown))
+    px1, py1 = min(cw, max(r[2] for r in shown)), min(ch, max(r[3] for r in shown))
+    layer_rgb = np.zeros((py1 - py0, px1 - px0, 3), np.uint8)
+    layer_a = np.zeros((py1 - py0, px1 - px0), np.uint8)
+    ids = np.zeros((py1 - py0, px1 - px0), np.uint8)
+    for k, ((rgb, alpha), rect) in enumerate(zip(sprites, rects)):
+        if rect:
+            prgb, a = _premultiplied(rgb, alpha)
+            _paste(layer_rgb, layer_a, ids, prgb, a, rect[0] - px0, rect[1] - py0, k + 1)
+    h_img, w_img = inst.shape
+    quad = _project(m_canvas, np.array([[px0, py0], [px1, py0], [px1, py1], [px0, py1]], np.float64))
+    ix0, iy0 = np.maximum(0, np.floor(quad.min(axis=0)).astype(int) - 1)
+    ix1, iy1 = np.ceil(quad.max(axis=0)).astype(int) + 1
+    ix1, iy1 = min(w_img, ix1), min(h_img, iy1)
+    if ix0 >= ix1 or iy0 >= iy1:
+        return
+    m_roi = _translate(-ix0, -iy0) @ m_canvas @ _translate(px0, py0)
+    out_size = (int(ix1 - ix0), int(iy1 - iy0))
+    warp = lambda src, flags: cv2.warpPerspective(src, m_roi, out_size, flags=flags, borderValue=0)  # noqa: E731
+    tiles_rgb = warp(layer_rgb, cv2.INTER_LINEAR)
+    keep = cv2.bitwise_not(warp(layer_a, cv2.INTER_LINEAR))
+    inst[iy0:iy1, ix0:ix1] = warp(ids, cv2.INTER_NEAREST)
+    region = image[iy0:iy1, ix0:ix1]
+    region[:] = cv2.add(cv2.multiply(region, cv2.merge([keep, keep, keep]), scale=1 / 255), tiles_rgb)
+
+
+def _cast_shadows(table, boxes, tw, rng):
+    """Darken the table beside and under each tile box (table pixels), offset away from the light."""
+    ch, cw = table.shape[:2]
     if not boxes:
         return
     dx, dy = rng.uniform(-0.25, 0.25) * tw, rng.uniform(0.05, 0.3) * tw
     pad = int(tw * 0.6) + 2
-    x0 = max(0, min(b[0] for b in boxes) - pad)
-    y0 = max(0, min(b[1] for b in boxes) - pad)
-    x1 = min(cw, max(b[2] for b in boxes) + pad)
-    y1 = min(ch, max(b[3] for b in boxes) + pad)
-    q = 4
+    x0 = int(max(0, min(b[0] for b in boxes) - pad))
+    y0 = int(max(0, min(b[1] for b in boxes) - pad))
+    x1 = int(min(cw, max(b[2] for b in boxes) + pad))
+    y1 = int(min(ch, max(b[3] for b in boxes) + pad))
+    if x0 >= x1 or y0 >= y1:
+        return
+    q = 2
     mask = np.zeros(((y1 - y0) // q + 1, (x1 - x0) // q + 1), np.float32)
     for bx1, by1, bx2, by2 in boxes:
         cv2.rectangle(mask, (int((bx1 - x0 + dx) / q), int((by1 - y0 + dy) / q)),
@@ -103,7 +139,7 @@ def _cast_shadows(canvas, sprites, places, tw, rng):
     mask = cv2.GaussianBlur(mask, (0, 0), max(0.8, tw / q / 6))
     factor = 1.0 - rng.uniform(0.2, 0.55) * mask
     factor = cv2.resize(factor, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
-    region = canvas[y0:y1, x0:x1]
+    region = table[y0:y1, x0:x1]
     region[:] = cv2.multiply(region, cv2.merge([factor, factor, factor]), dtype=cv2.CV_8U)
 
 
@@ -168,24 +204,26 @@ def render_scene(hand: dict, seed, size: tuple[int, int] = (1280, 960),
     cw, ch = (np.ceil(seen.max(axis=0)).astype(int) + 2) - (ox, oy)
     m_canvas = m @ _translate(ox, oy)
 
-    canvas = backgrounds.table(nrng, int(cw), int(ch))
-    instances = np.zeros((int(ch), int(cw)), np.uint8)
+    # the table at half resolution (surface, racks, shadows), seen through the camera at half size
+    bq = 2
+    table = backgrounds.table(nrng, int(cw) // bq + 1, int(ch) // bq + 1)
     for rack in layout["racks"]:
         colour = tuple(float(c) for c in rng.choice(RACK_COLOURS))
-        p1 = (int(rack["x1"] * tw - ox), int(rack["y1"] * tw - oy))
-        p2 = (int(rack["x2"] * tw - ox), int(rack["y2"] * tw - oy))
-        cv2.rectangle(canvas, p1, p2, colour, -1)
-        cv2.line(canvas, (p1[0], p2[1]), p2, tuple(c * 0.6 for c in colour), max(1, tw // 12))
-
-    # shadows: darken the table where the tiles will stand, offset away from the light
+        p1 = (int((rack["x1"] * tw - ox) / bq), int((rack["y1"] * tw - oy) / bq))
+        p2 = (int((rack["x2"] * tw - ox) / bq), int((rack["y2"] * tw - oy) / bq))
+        cv2.rectangle(table, p1, p2, colour, -1)
+        cv2.line(table, (p1[0], p2[1]), p2, tuple(c * 0.6 for c in colour), max(1, tw // 12 // bq))
     sprites = [_sprite_for(it, style, px, rng) for it in all_items]
     places = [(int(round(it["x"] * tw)) - ox, int(round(it["y"] * tw)) - oy) for it in all_items]
-    _cast_shadows(canvas, sprites, places, tw, rng)
-    rects = [_paste(canvas, instances, rgb, alpha, x, y, k + 1)
-             for k, ((rgb, alpha), (x, y)) in enumerate(zip(sprites, places))]
-
-    image = cv2.warpPerspective(canvas, m_canvas, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    inst = cv2.warpPerspective(instances, m_canvas, size, flags=cv2.INTER_NEAREST, borderValue=0)
+    rects = [(x, y, x + a.shape[1], y + a.shape[0]) for (_, a), (x, y) in zip(sprites, places)]
+    rects = [r if r[2] > 0 and r[3] > 0 and r[0] < cw and r[1] < ch else None for r in rects]
+    _cast_shadows(table, [[v / bq for v in r] for r in rects if r], tw / bq, rng)
+    half = np.diag([1 / bq, 1 / bq, 1.0]) @ m_canvas @ np.diag([bq, bq, 1.0])
+    image = cv2.warpPerspective(table, half, ((w_img + 1) // bq, (h_img + 1) // bq), flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_REPLICATE)
+    image = cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
+    inst = np.zeros((h_img, w_img), np.uint8)
+    _draw_tiles(image, inst, sprites, rects, m_canvas, (int(cw), int(ch)))
 
     tiles = []
     for k, (it, rect) in enumerate(zip(all_items, rects)):

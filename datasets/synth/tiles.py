@@ -40,8 +40,13 @@ class TileStyle:
     red_fives: float = 0.0            # chance of a red five (FluffyStuff art)
     _glyphs: dict = field(default_factory=dict)
 
-    def glyph(self, code: str, rng: random.Random) -> np.ndarray:
-        red = self.red_fives > 0 and code[1:] == "5" and code[0] in "WTB" and rng.random() < self.red_fives
+    _plates: dict = field(default_factory=dict)
+
+    def red_five(self, code: str, rng: random.Random) -> bool:
+        """Draw this five as a red five? (FluffyStuff art has them; the label stays W5/T5/B5.)"""
+        return self.red_fives > 0 and code[1:] == "5" and code[0] in "WTB" and rng.random() < self.red_fives
+
+    def glyph(self, code: str, red: bool = False) -> np.ndarray:
         key = (code, red)
         if key not in self._glyphs:
             g = self.faces.glyph(code, red_five=red)
@@ -138,26 +143,43 @@ def bevel(h: int, w: int) -> np.ndarray:
     return (shade + hl * (1 - d))[..., None].astype(np.float32)
 
 
-def face_plate(style: TileStyle, code: str, w: int, h: int, rng: random.Random) -> np.ndarray:
-    """The tile face (plate colour, glyph fitted inside the margin, bevel), RGB uint8 h x w."""
+@functools.lru_cache(maxsize=256)
+def _blank(colour: tuple, h: int, w: int) -> np.ndarray:
     plate = np.empty((h, w, 3), np.float32)
-    plate[:] = style.plate
-    if code != "BACK":
-        g = style.glyph(code, rng)
-        if g is not None:
-            m = max(1, int(style.margin * w))
-            bw, bh = w - 2 * m, h - 2 * m
-            gh, gw = g.shape[:2]
-            s = min(bw / gw, bh / gh)
-            tw, th = max(1, int(round(gw * s))), max(1, int(round(gh * s)))
-            small = cv2.resize(g, (tw, th), interpolation=cv2.INTER_AREA).astype(np.float32)
-            x0, y0 = (w - tw) // 2, (h - th) // 2
-            a = small[..., 3:4] / 255.0
-            region = plate[y0:y0 + th, x0:x0 + tw]
-            region[:] = region * (1 - a) + small[..., :3] * a
-    else:
-        plate[:] = style.back
+    plate[:] = colour
     return np.clip(plate * bevel(h, w), 0, 255).astype(np.uint8)
+
+
+def _draw_glyph(plate: np.ndarray, g: np.ndarray, margin: float) -> None:
+    """Blend an RGBA glyph into the plate, fitted inside the margin and centred."""
+    h, w = plate.shape[:2]
+    m = max(1, int(margin * w))
+    gh, gw = g.shape[:2]
+    scale = min((w - 2 * m) / gw, (h - 2 * m) / gh)
+    tw, th = max(1, int(round(gw * scale))), max(1, int(round(gh * scale)))
+    small = cv2.resize(g, (tw, th), interpolation=cv2.INTER_AREA)
+    x0, y0 = (w - tw) // 2, (h - th) // 2
+    a = small[..., 3:4].astype(np.float32) * (1 / 255)
+    region = plate[y0:y0 + th, x0:x0 + tw]
+    region[:] = region + (small[..., :3] - region.astype(np.float32)) * a
+
+
+def face_plate(style: TileStyle, code: str, w: int, h: int, rng: random.Random) -> np.ndarray:
+    """The tile face (bevelled plate, glyph fitted inside the margin), RGB uint8 h x w.
+    Cached per style, so the tiles of a pung cost one drawing."""
+    red = style.red_five(code, rng)
+    key = (code, red, w, h)
+    if key in style._plates:
+        return style._plates[key]
+    if code == "BACK":
+        plate = _blank(tuple(style.back), h, w)
+    else:
+        plate = _blank(tuple(style.plate), h, w).copy()
+        g = style.glyph(code, red)
+        if g is not None:  # None: a blank face (a Japanese-style white dragon)
+            _draw_glyph(plate, g, style.margin)
+    style._plates[key] = plate
+    return plate
 
 
 def _side(style: TileStyle, w: int, s: int, front_first: bool) -> np.ndarray:
