@@ -1,6 +1,8 @@
 """Schemathesis against the labelling routes of the OpenAPI schema, with a configured folder:
 generated requests (valid and invalid) must get a declared status and never a 5xx."""
+import atexit
 import io
+import shutil
 import tempfile
 import warnings
 from pathlib import Path
@@ -22,6 +24,7 @@ class FakeDetector:
 
 def _folder() -> Path:
     folder = Path(tempfile.mkdtemp(prefix="fanshot-label-schema-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     buffer = io.BytesIO()
     Image.new("RGB", (64, 48), (200, 200, 190)).save(buffer, format="JPEG")
     (folder / "a.jpg").write_bytes(buffer.getvalue())
