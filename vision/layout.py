@@ -41,6 +41,8 @@ SIDEWAYS_RATIO = 1.35  # along/across this much above the row's usual: the tile 
 MAX_ALTERNATIVES = 6
 MAX_SCORED = 200  # readings scored for alternatives beyond the chosen level
 MAX_CUT_COMBOS = 64  # ways of cutting groups into melds tried per selection
+MAX_HIDDEN_CHOICES = 120  # tiles tried for kongs shown as four backs (an even sample beyond)
+MAX_SCORED_PER_LEVEL = 2000  # readings scored at one level of doubt, at most
 
 ScoreFn = Callable[[dict], dict]
 
@@ -576,6 +578,9 @@ def _readings_of(selection: _Selection, groups: list[_Group], base_penalty: int)
             hidden_choices = list(
                 itertools.combinations([c for c in PLAYING if c not in shown], hidden_count)
             )
+            if len(hidden_choices) > MAX_HIDDEN_CHOICES:  # two or more such kongs: an even sample
+                step = len(hidden_choices) / MAX_HIDDEN_CHOICES
+                hidden_choices = [hidden_choices[int(k * step)] for k in range(MAX_HIDDEN_CHOICES)]
             for win, apart, guess in win_choices:
                 for hidden in hidden_choices:
                     penalty = base + flip_count + guess
@@ -685,7 +690,7 @@ def build_hand(
     levels = sorted({r.penalty for r in readings})
     runner_up: list[_Reading] = []
     for k, level in enumerate(levels):
-        at_level = [r for r in readings if r.penalty == level]
+        at_level = [r for r in readings if r.penalty == level][:MAX_SCORED_PER_LEVEL]
         valid = _score_level(at_level, context, score)
         if first_failure is None:
             first_failure = next((r for r in at_level if r.error), None)

@@ -177,3 +177,18 @@ def test_upside_down_photo_takes_the_first_tile_as_the_last():
     r = read(scene([["W1 B9 B8 B7 W9 W8 W7 W6 W5 W4 W3 W2 W1 W1"]]))
     assert r["error"] is None, r["error"]
     assert r["hand"]["win_tile"] == "W1"
+
+
+def test_a_table_full_of_tiles_is_a_count_error_not_a_guess():
+    long_row = ["W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B2 B3 B4 B5 B6 B7 B8 B9 T1 T2"]
+    r = read(scene([long_row, long_row, ["T3 T4 T5 T6 T7 T8 T9 F1 F2 F3"]]))
+    assert r["score"] is None and r["error"]["code"] == "wrong_tile_count"
+    assert "too many" in r["error"]["message"]
+
+
+def test_several_kongs_of_backs_are_scored_from_a_sample_of_their_tiles():
+    backs = "BACK BACK BACK BACK"
+    r = read(scene([[backs, backs, backs, backs, "W1"], ["W1"]]))
+    assert r["error"] is None, r["error"]
+    assert [m["exposed"] for m in r["hand"]["melds"]] == [False] * 4
+    assert any("four backs" in w for w in r["warnings"])
