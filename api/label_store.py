@@ -21,6 +21,7 @@ import json
 import os
 import tempfile
 import threading
+from glob import escape as glob_escape
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
@@ -351,8 +352,16 @@ class LabelStore:
             "reviewed": reviewed,
             "boxes": least_confident_first(boxes),
             "undo": len(sidecar.get("history") or []),
-            "warnings": warnings or [],
+            "warnings": (warnings or []) + self._sharing_warnings(image),
         }
+
+    def _sharing_warnings(self, image: Path) -> list[str]:
+        """Other images with the same name but another extension write the same label file."""
+        others = [p.name for p in image.parent.glob(glob_escape(image.stem) + ".*")
+                  if p != image and p.suffix.lower() in IMAGE_SUFFIXES]
+        if not others:
+            return []
+        return [f"{', '.join(sorted(others))} and {image.name} share the label file {image.stem}.txt: rename one"]
 
     def _detect(self, rel: str) -> tuple[list[dict], tuple[int, int]]:
         """Detector boxes in pixels of the full image, and its (width, height)."""

@@ -219,3 +219,9 @@ def test_big_images_are_detected_on_a_smaller_copy_and_boxes_scaled_back(tmp_pat
     assert seen == [(1024, 2048)]
     assert (doc["width"], doc["height"]) == (4096, 2048)
     assert doc["boxes"][0]["box"] == [1024.0, 512.0, 2048.0, 1024.0]
+
+
+def test_images_sharing_a_label_file_are_warned_about(store, folder):
+    make_image(folder / "a.png")
+    assert "share the label file a.txt" in store.load("a.jpg")["warnings"][0]
+    assert store.load("sub/b.png")["warnings"] == []
