@@ -25,6 +25,7 @@ from api.label_studio import router as label_studio_router
 LABEL_DIR_ENV = "FANSHOT_LABEL_DIR"
 STATIC_DIR = Path(__file__).parent / "static"
 PAGE_FILES = {"label.js": "text/javascript", "label.css": "text/css"}
+NO_CACHE = {"Cache-Control": "no-cache"}
 BROWSER_IMAGE_TYPES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".webp": "image/webp"}
 
 router = APIRouter()
@@ -69,14 +70,14 @@ def _handle(call):
 
 @router.get("/label", include_in_schema=False)
 def label_page() -> FileResponse:
-    return FileResponse(STATIC_DIR / "label.html", media_type="text/html")
+    return FileResponse(STATIC_DIR / "label.html", media_type="text/html", headers=NO_CACHE)
 
 
 @router.get("/label/static/{name}", include_in_schema=False)
 def label_static(name: str):
     if name not in PAGE_FILES:
         return _error(LabelError("not_found", f"no file {name!r}", 404))
-    return FileResponse(STATIC_DIR / name, media_type=PAGE_FILES[name])
+    return FileResponse(STATIC_DIR / name, media_type=PAGE_FILES[name], headers=NO_CACHE)
 
 
 # --- the API ----------------------------------------------------------------------------
@@ -116,7 +117,7 @@ def image(request: Request, path: str = Query(...)):
         media_type = BROWSER_IMAGE_TYPES.get(Path(path).suffix.lower())
         if media_type is None:
             data, media_type = _as_jpeg(data, path), "image/jpeg"
-        return Response(data, media_type=media_type, headers={"Cache-Control": "no-cache"})
+        return Response(data, media_type=media_type, headers=NO_CACHE)
 
     return _handle(call)
 
