@@ -10,7 +10,8 @@
 
 Bad image bytes raise `vision.decode.ImageError` (with the HTTP status to
 answer); a missing model raises `vision.detector.ModelNotFoundError`; a bad
-context raises `scoring.HandError` (codes unknown_context_key, invalid_context).
+context or rule set raises `scoring.HandError` (unknown_context_key, invalid_context,
+unknown_ruleset).
 """
 from __future__ import annotations
 
@@ -27,18 +28,20 @@ class Detector(Protocol):
     def detect(self, rgb: np.ndarray) -> list[dict]: ...
 
 
-def normalize_context(context: dict | None) -> dict:
-    """The hand JSON's context with defaults filled in; a bad field raises scoring.HandError."""
+def normalize_context(context: dict | None, rules: str = "mcr") -> dict:
+    """The hand JSON's context with defaults filled in (and the fields the rule set adds);
+    an unknown rule set or a bad field raises scoring.HandError."""
+    from scoring import get_ruleset
     from scoring.hand import validate_context
 
-    return validate_context(context)
+    return validate_context(context, get_ruleset(rules).context_keys)
 
 
 def analyze_rgb(
     rgb: np.ndarray, context: dict | None = None, rules: str = "mcr", detector: Detector | None = None
 ) -> dict:
     """Detect the tiles of an RGB photo and read the hand and its score."""
-    context = normalize_context(context)
+    context = normalize_context(context, rules)
     if detector is None:
         from vision.detector import get_detector
 
@@ -52,7 +55,7 @@ def analyze_detections(
     detections: list[dict], image_size: tuple[int, int], context: dict | None = None, rules: str = "mcr"
 ) -> dict:
     """The layout and score of given detections (the photo's, or anyone's)."""
-    layout = build_hand(detections, image_size, normalize_context(context), rules)
+    layout = build_hand(detections, image_size, normalize_context(context, rules), rules)
     return {
         "tiles": layout["tiles"],
         "hand": layout["hand"],
@@ -76,6 +79,6 @@ def analyze_image(
     """Decode image bytes (JPEG, PNG, WebP, HEIC; EXIF orientation applied) and analyze them."""
     from vision.decode import decode_image
 
-    normalize_context(context)  # refuse a bad context before decoding anything
+    normalize_context(context, rules)  # refuse a bad context or rule set before decoding anything
     rgb = decode_image(data) if max_pixels is None else decode_image(data, max_pixels=max_pixels)
     return analyze_rgb(rgb, context, rules, detector)

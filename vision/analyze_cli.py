@@ -65,10 +65,14 @@ def _fail(message: str, code: int = 2) -> int:
 
 def run_analyze(args) -> int:
     from scoring.errors import HandError
-    from vision.analyze import RESULT_KEYS, analyze_rgb
+    from vision.analyze import RESULT_KEYS, analyze_rgb, normalize_context
     from vision.decode import ImageError, decode_image
     from vision.detector import ModelNotFoundError, get_detector
 
+    try:
+        normalize_context(context_of(args), args.rules)
+    except HandError as exc:  # an unknown rule set
+        return _fail(exc.message)
     path = Path(args.photo)
     if not path.is_file():
         return _fail(f"no such file: {path}")

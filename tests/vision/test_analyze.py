@@ -78,6 +78,16 @@ def test_a_bad_context_is_refused():
         analyze_image(png_bytes(), {"dealer": True}, detector=StandIn([]))
 
 
+def test_an_unknown_rule_set_is_refused(tmp_path, capsys):
+    with pytest.raises(HandError) as info:
+        analyze_image(png_bytes(), rules="no-such-rules", detector=StandIn([]))
+    assert info.value.code == "unknown_ruleset"
+    path = tmp_path / "hand.png"
+    path.write_bytes(png_bytes())
+    assert main(["analyze", str(path), "--rules", "no-such-rules"]) == 2
+    assert "unknown rule set" in capsys.readouterr().err
+
+
 def test_cli_missing_file_is_a_message_not_a_traceback(tmp_path, capsys):
     assert main(["analyze", str(tmp_path / "nope.jpg")]) == 2
     assert "no such file" in capsys.readouterr().err
