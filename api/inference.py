@@ -45,6 +45,17 @@ class Inference:
         except ImageError as exc:
             raise ApiError(exc.status, exc.code, exc.message) from None
 
+    def analysis_side(self, data: bytes) -> int | None:
+        """The long side to analyse the photo at: at most `analysis_max_side`, and a 1/2, 1/4
+        or 1/8 of the photo's, which a JPEG decodes to directly (no resampling after)."""
+        from vision.decode import ImageError, probe_image
+
+        try:
+            long_side = max(probe_image(data, max_pixels=self.settings.max_pixels))
+        except ImageError as exc:
+            raise ApiError(exc.status, exc.code, exc.message) from None
+        return draft_side(long_side, self.settings.analysis_max_side)
+
     def detect(self, data: bytes) -> dict[str, Any]:
         """Tiles in the photo, boxes in pixels of the photo as shown (EXIF orientation applied)."""
         rgb = self.decode(data)
@@ -59,10 +70,22 @@ class Inference:
         from vision.analyze import analyze_rgb
         from vision.annotate import annotate, encode_jpeg
 
-        rgb = self.decode(data, max_side=self.settings.analysis_max_side)
+        rgb = self.decode(data, max_side=self.analysis_side(data))
         detector = self.detector()
         try:
             analysis = analyze_rgb(rgb, context, rules, detector)
         except scoring.HandError as exc:
             raise ApiError(422, exc.code, exc.message) from None
         return Annotated(analysis, encode_jpeg(annotate(rgb, analysis)))
+
+
+def draft_side(long_side: int, limit: int) -> int | None:
+    """None if `long_side` fits in `limit`; else long_side/2, /4 or /8 (rounded up), the largest
+    that fits; `limit` itself if even an eighth does not."""
+    if long_side <= limit:
+        return None
+    for factor in (2, 4, 8):
+        side = -(-long_side // factor)
+        if side <= limit:
+            return side
+    return limit

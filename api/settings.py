@@ -16,7 +16,7 @@ MIB = 1024 * 1024
 class Settings:
     max_upload_bytes: int = 20 * MIB     # an uploaded image larger than this: 413
     max_pixels: int = 50_000_000         # a decoded image with more pixels: 413
-    analysis_max_side: int = 2048        # photos are analysed and annotated at most this long
+    analysis_max_side: int = 2048        # photos are analysed and annotated at most this long (a 1/2^k)
     inference_workers: int = 2           # analyses / detections running at once
     inference_queue: int = 16            # requests allowed to wait for a worker; more: 503
     image_store_size: int = 64           # annotated images kept for /api/v1/images/{id}.jpg

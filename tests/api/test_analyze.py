@@ -92,9 +92,9 @@ def test_the_win_conditions_and_rules_reach_the_scorer(stand_in):
 
 
 def test_a_big_photo_is_analysed_on_a_copy_at_most_analysis_max_side_long(stand_in):
-    client, detector = stand_in(analysis_max_side=800)
+    client, detector = stand_in(analysis_max_side=900)
     body = _post(client).json()
-    assert detector.sizes == [(800, 600)]
+    assert detector.sizes == [(800, 600)]  # half of 1600 x 1200: what the JPEG decoder gives directly
     assert body["image_size"] == [800, 600]
     assert _tiles(body["hand"]) == _tiles(RECORD["hand"])
 
@@ -130,3 +130,13 @@ def test_without_a_model_the_photo_routes_are_a_503_saying_so(make_client, tmp_p
     assert response.status_code == 503
     assert response.json()["error"]["code"] == "model_not_found"
     assert client.get("/api/v1/health").json()["model_loaded"] is False
+
+
+@pytest.mark.parametrize("long_side, limit, side", [
+    (1600, 2048, None), (2048, 2048, None), (4000, 2048, 2000), (4032, 2048, 2016), (4033, 2048, 2017),
+    (8000, 2048, 2000), (9000, 2048, 1125), (40000, 2048, 2048), (4000, 800, 500),
+])
+def test_the_analysis_size_is_a_scale_the_jpeg_decoder_gives_directly(long_side, limit, side):
+    from api.inference import draft_side
+
+    assert draft_side(long_side, limit) == side
