@@ -43,6 +43,7 @@ MAX_SCORED = 200  # readings scored for alternatives beyond the chosen level
 MAX_CUT_COMBOS = 64  # ways of cutting groups into melds tried per selection
 MAX_HIDDEN_CHOICES = 120  # tiles tried for kongs shown as four backs (an even sample beyond)
 MAX_SCORED_PER_LEVEL = 2000  # readings scored at one level of doubt, at most
+MAX_UNSURE_DROPS = 3  # low-confidence tiles tried as no tile at all when the count is off
 
 ScoreFn = Callable[[dict], dict]
 
@@ -365,6 +366,13 @@ def _selections(comps: list[list[_Group]], width: float) -> list[_Selection]:
             out.append(
                 _Selection([h for h in main if h is not g], [g] + [h for c in others for h in c], 1 if odd else 2)
             )
+    # A tile the detector was unsure of may be no tile at all (a shadow, a reflection).
+    unsure = sorted((t for g in main for t in g.tiles if t.score < LOW_CONFIDENCE), key=lambda t: t.score)
+    for t in unsure[:MAX_UNSURE_DROPS]:
+        if any(len(g.tiles) == 1 and g.tiles[0] is t for g in main):
+            continue  # a single tile: dropped above already
+        kept = [_Group([u for u in g.tiles if u is not t], g.row, g.flowers) for g in main]
+        out.append(_Selection([g for g in kept if g.members], [_Group([t], -1)] + [h for c in others for h in c], 2))
     return out
 
 

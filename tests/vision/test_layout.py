@@ -192,3 +192,13 @@ def test_several_kongs_of_backs_are_scored_from_a_sample_of_their_tiles():
     assert r["error"] is None, r["error"]
     assert [m["exposed"] for m in r["hand"]["melds"]] == [False] * 4
     assert any("four backs" in w for w in r["warnings"])
+
+
+def test_an_unsure_extra_tile_is_dropped_when_the_count_needs_it():
+    dets = scene([["W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2 B2 B3", "B4"]])
+    dets[12]["score"] = 0.3  # the second B2: a reflection the detector half believed
+    r = read(dets)
+    assert r["error"] is None, r["error"]
+    assert r["hand"]["concealed"].count("B2") == 1
+    assert r["tiles"][12]["role"] == "stray"
+    assert any("left out: B2" in w for w in r["warnings"])
