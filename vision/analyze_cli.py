@@ -1,7 +1,6 @@
 """`fanshot analyze PHOTO`: the tiles, the hand, the fans and the total of a photo."""
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
