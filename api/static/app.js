@@ -15,8 +15,8 @@ const TEXT = {
     points: "番", subtotal: "小计", total: "合计", close: "关闭", remove: "删除", set_win: "设为和牌",
     to_concealed: "移回门前", to_meld: "移入副露", new_meld: "新副露", add_tile: "加一张牌",
     change_tile: "换成", exposed: "明", concealed_kong: "暗杠", remove_meld: "删除副露",
-    chow: "吃", pung: "碰", kong: "杠", incomplete: "未完成", meets_min: "够八番起和",
-    below_min: "不够八番起和", no_tiles: "照片里没有找到牌。", need_win: "请点一张牌设为和牌。",
+    chow: "吃", pung: "碰", kong: "杠", incomplete: "未完成", meets_min: "够{n}{unit}起和",
+    below_min: "不够{n}{unit}起和", no_tiles: "照片里没有找到牌。", need_win: "请点一张牌设为和牌。",
     meld_size: "每个副露需要 3 或 4 张牌。", busy: "服务器忙，请稍后再试。", failed: "出错了",
     use_alt: "改用这个读法", network: "网络错误，请重试。", winds: { E: "东", S: "南", W: "西", N: "北" },
   },
@@ -31,8 +31,8 @@ const TEXT = {
     subtotal: "Sum", total: "Total", close: "Close", remove: "Remove", set_win: "Winning tile",
     to_concealed: "To concealed", to_meld: "To meld", new_meld: "New meld", add_tile: "Add a tile",
     change_tile: "Change to", exposed: "Exposed", concealed_kong: "Concealed kong", remove_meld: "Remove meld",
-    chow: "Chow", pung: "Pung", kong: "Kong", incomplete: "incomplete", meets_min: "Meets the 8-fan minimum",
-    below_min: "Below the 8-fan minimum", no_tiles: "No tiles found in the photo.",
+    chow: "Chow", pung: "Pung", kong: "Kong", incomplete: "incomplete", meets_min: "Meets the {n} {unit} minimum",
+    below_min: "Below the {n} {unit} minimum", no_tiles: "No tiles found in the photo.",
     need_win: "Tap a tile and mark it as the winning tile.", meld_size: "Each meld needs 3 or 4 tiles.",
     busy: "The server is busy; try again in a moment.", failed: "Something went wrong",
     use_alt: "Use this reading", network: "Network error; please retry.",
@@ -315,7 +315,11 @@ function renderScore(score, error) {
     row.insertCell().textContent = fan.points * fan.count;
   }
   $("total").textContent = score.total;
-  $("minimum").textContent = score.meets_minimum ? t("meets_min") : t("below_min");
+  const unit = !score.unit || score.unit === "fan" ? (state.lang === "zh" ? "番" : "fan") : score.unit;
+  $("points-head").textContent = !score.unit || score.unit === "fan" ? t("points") : score.unit;
+  const minimum = score.minimum === undefined || score.minimum === null ? "" :
+    t(score.meets_minimum ? "meets_min" : "below_min").replace("{n}", score.minimum).replace("{unit}", unit);
+  $("minimum").textContent = minimum;
 }
 
 function renderAnalysis() {
