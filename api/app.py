@@ -8,6 +8,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 
 from .errors import install_handlers
 from .images import ImageStore
@@ -39,7 +40,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
         pool.shutdown()
 
-    app = FastAPI(
+    app = FastAPIOffline(  # a FastAPI whose /docs and /redoc use bundled assets, not a CDN
         title="Fanshot",
         version=_version(),
         description="Score a Chinese Official Mahjong (国标麻将) hand from a photo or from hand JSON. "

@@ -13,3 +13,15 @@ def test_docs_and_schema_are_served(client):
     assert schema["info"]["title"] == "Fanshot"
     for path in ("/api/v1/analyze", "/api/v1/score", "/api/v1/detect", "/api/v1/rules", "/api/v1/health"):
         assert path in schema["paths"]
+
+
+def test_the_api_docs_load_nothing_from_outside_the_server(client):
+    import re
+
+    for page in ("/docs", "/redoc"):
+        html = client.get(page).text
+        urls = re.findall(r"""(?:src|href|url)\s*[=:]\s*['"]([^'"]+)['"]""", html)
+        assert urls, page
+        for url in urls:
+            assert url.startswith("/"), (page, url)
+            assert client.get(url).status_code == 200, (page, url)
