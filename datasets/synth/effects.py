@@ -11,7 +11,8 @@ import numpy as np
 def _light_field(rng: np.random.Generator, gh: int, gw: int) -> tuple[np.ndarray, np.ndarray]:
     """Low-resolution gain (gh x gw x 3: uneven light and colour cast) and glare (gh x gw)."""
     field = rng.uniform(0.62, 1.12, (3, 4)).astype(np.float32)
-    gain = cv2.resize(field, (gw, gh), interpolation=cv2.INTER_CUBIC) * rng.uniform(0.8, 1.15)
+    level = rng.uniform(0.45, 0.8) if rng.random() < 0.12 else rng.uniform(0.8, 1.15)  # some dim rooms
+    gain = cv2.resize(field, (gw, gh), interpolation=cv2.INTER_CUBIC) * level
     cast = rng.uniform(0.9, 1.1, 3).astype(np.float32)
     gain3 = np.ascontiguousarray(gain[..., None] * cast[None, None, :])
     glare = np.zeros((gh, gw), np.float32)
@@ -49,7 +50,7 @@ def light_and_noise(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         g3 = np.repeat(np.clip(glare, 0, 255).astype(np.uint8)[..., None], 3, axis=2)
         out = cv2.add(out, cv2.resize(g3, (w, h), interpolation=cv2.INTER_LINEAR))
     if rng.random() < 0.75:
-        sigma = rng.uniform(1.5, 7)
+        sigma = rng.uniform(1.5, 7) if rng.random() < 0.85 else rng.uniform(7, 12)
         n = rng.standard_normal(((h + 1) // 2, (w + 1) // 2), dtype=np.float32) * sigma
         pos, neg = cv2.convertScaleAbs(cv2.max(n, 0.0)), cv2.convertScaleAbs(cv2.min(n, 0.0))
         up = cv2.resize(cv2.merge([pos, pos, pos]), (w, h), interpolation=cv2.INTER_NEAREST)

@@ -67,6 +67,8 @@ def _place_row(groups: list[tuple[list[dict], float]], x0: float, base: float, d
             w, h = dims.size(it["pose"])
             jitter = rng.uniform(-0.02, 0.02) * h
             it["x"], it["y"] = x, base - h + jitter
+            if rng.random() < 0.3:  # hands are laid out by hand: a tile slightly askew
+                it["angle"] = rng.uniform(-2.0, 2.0)
             top = min(top, it["y"])
             out.append(it)
             x += w + rng.uniform(0.01, 0.06)

@@ -71,6 +71,17 @@ def _premultiplied(rgb, alpha):
     return cv2.multiply(rgb, a3, scale=1 / 255), alpha
 
 
+def _place(item, sprite_shape, dims, tw, ox, oy):
+    """Canvas position of a sprite: a slightly turned tile stays centred on its upright footprint."""
+    x, y = item["x"] * tw - ox, item["y"] * tw - oy
+    angle = abs(item.get("angle", 0.0))
+    if 0 < angle < 45:
+        fw, fh = dims.size(item["pose"])
+        x += (fw * tw - sprite_shape[1]) / 2
+        y += (fh * tw - sprite_shape[0]) / 2
+    return int(round(x)), int(round(y))
+
+
 def _paste(layer_rgb, layer_a, ids, rgb, alpha, x, y, ident):
     """Put a premultiplied sprite at (x, y) on the tile layer (clipped) and mark its pixels in `ids`.
     Tiles do not overlap, so `max` is the `over` operator here (and close to it for strays)."""
@@ -143,15 +154,25 @@ def _cast_shadows(table, boxes, tw, rng):
     region[:] = cv2.multiply(region, cv2.merge([factor, factor, factor]), dtype=cv2.CV_8U)
 
 
-def _fit_camera(size, hand_box_px, rng):
+def _random_roll(rng, size, hand_box) -> float:
+    """Camera roll in degrees: mostly small, sometimes from across the table or sideways."""
+    w, h = size
+    x1, y1, x2, y2 = hand_box
+    roll = max(-28.0, min(28.0, rng.gauss(0, 9)))
+    turn = rng.random()
+    if turn < 0.04:  # shot from across the table
+        roll += 180
+    elif turn < 0.12 or (h > w and (x2 - x1) > 3 * (y2 - y1) and turn < 0.5):
+        roll += rng.choice([-90, 90])  # phone held sideways, or a long row along a portrait photo
+    return roll
+
+
+def _fit_camera(size, hand_box_px, rng, roll):
     """A camera that shows the whole hand inside the frame, with a random pose and zoom."""
     w, h = size
     x1, y1, x2, y2 = hand_box_px
     centre = ((x1 + x2) / 2, (y1 + y2) / 2)
     corners = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)
-    roll = max(-28.0, min(28.0, rng.gauss(0, 9)))
-    if rng.random() < 0.04:
-        roll += 180
     tilt, yaw = rng.uniform(1.0, 1.8), rng.uniform(-0.1, 0.1)
     m = _camera(size, centre, roll, tilt, yaw, (0, 0))
     p = _project(m, corners)
@@ -176,18 +197,20 @@ def render_scene(hand: dict, seed, size: tuple[int, int] = (1280, 960),
     w_img, h_img = size
     hand = copy.deepcopy(hand)
     style = random_style(rng, families, _PROCEDURAL_CACHE)
-    dims = Dims(h=rng.uniform(1.28, 1.42), s_flat=rng.uniform(0.12, 0.4), s_stand=rng.uniform(0.1, 0.28))
+    dims = Dims(h=rng.uniform(1.28, 1.42), s_flat=rng.uniform(0.12, 0.55), s_stand=rng.uniform(0.1, 0.35))
     layout = lay_out_hand(hand, rng, dims, narrow=h_img > w_img)
     items = layout["items"]
     hb = bounds(items, dims)
 
     # tile size: the hand fills a random share of the frame, then shrinks until it fits
-    fill = rng.uniform(0.6, 0.97)
+    fill = rng.uniform(0.7, 0.98)
     wu, hu = hb[2] - hb[0], hb[3] - hb[1]
-    tile_w = min(fill * w_img / wu, 0.8 * h_img / hu)
+    roll = _random_roll(rng, size, hb)
+    across, along = (h_img, w_img) if abs((roll % 180) - 90) < 45 else (w_img, h_img)
+    tile_w = min(fill * across / wu, 0.8 * along / hu)
     for _ in range(8):
         tw = max(8, int(round(tile_w)))
-        m, (span_x, span_y, margin) = _fit_camera(size, [v * tw for v in hb], rng)
+        m, (span_x, span_y, margin) = _fit_camera(size, [v * tw for v in hb], rng, roll)
         over = max(span_x / (w_img - 2 * margin), span_y / (h_img - 2 * margin))
         if over <= 1.0 or tw == 8:
             break
@@ -214,7 +237,7 @@ def render_scene(hand: dict, seed, size: tuple[int, int] = (1280, 960),
         cv2.rectangle(table, p1, p2, colour, -1)
         cv2.line(table, (p1[0], p2[1]), p2, tuple(c * 0.6 for c in colour), max(1, tw // 12 // bq))
     sprites = [_sprite_for(it, style, px, rng) for it in all_items]
-    places = [(int(round(it["x"] * tw)) - ox, int(round(it["y"] * tw)) - oy) for it in all_items]
+    places = [_place(it, a.shape, dims, tw, ox, oy) for it, (_, a) in zip(all_items, sprites)]
     rects = [(x, y, x + a.shape[1], y + a.shape[0]) for (_, a), (x, y) in zip(sprites, places)]
     rects = [r if r[2] > 0 and r[3] > 0 and r[0] < cw and r[1] < ch else None for r in rects]
     _cast_shadows(table, [[v / bq for v in r] for r in rects if r], tw / bq, rng)

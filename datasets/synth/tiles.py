@@ -86,7 +86,7 @@ def random_style(rng: random.Random, families: list[str] | None = None, cache: d
     """A tile style: the art family by weight, body colours and procedural fallback at random."""
     families = families or style_families()
     weights = [3.0 if f == "procedural" else 1.6 if f.startswith("fluffy-regular") else
-               0.7 if f == "fluffy-black" else 1.0 for f in families]
+               0.7 if f == "fluffy-black" else 0.4 if f == "kde-jade" else 1.0 for f in families]
     family = rng.choices(families, weights)[0]
     proc_seed = rng.randrange(24)  # a small pool of procedural styles, cached per process
     cache = cache if cache is not None else {}
