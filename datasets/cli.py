@@ -100,6 +100,9 @@ def _synth(args) -> int:
                                    long_sides=args.long_side, families=families, progress=not args.quiet)
     except (generate.SynthError, OSError) as exc:
         return _fail(str(exc))
+    if args.seed >= generate.RESERVED_SEEDS:
+        print(f"note: seeds from {generate.RESERVED_SEEDS} on are reserved for held-out evaluation; "
+              "do not train on this set")
     rate = result["images"] / result["seconds"]
     print(f"wrote {result['images']} images, {result['boxes']} boxes to {args.out} "
           f"in {result['seconds']:.1f} s ({rate:.1f} images/s, {args.workers} worker(s))")

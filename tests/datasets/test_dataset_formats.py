@@ -98,3 +98,24 @@ def test_bad_inputs_give_clear_errors(tmp_path):
     coco.write_text(json.dumps({"images": [], "categories": [{"id": 1, "name": "joker"}]}))
     with pytest.raises(formats.DatasetError, match="joker"):
         formats.read_coco(coco)
+
+
+REAL = __import__("pathlib").Path(__file__).resolve().parents[3] / "shared" / "datasets" / "real-chinese-v4"
+
+
+@pytest.mark.skipif(not (REAL / "data.yaml").is_file(), reason="../shared/datasets/real-chinese-v4 not here")
+def test_real_dataset_round_trips_through_coco_and_labelstudio(tmp_path):
+    """A sample of the real photos: YOLO -> COCO -> Label Studio -> YOLO keeps every box."""
+    sample = tmp_path / "sample"
+    (sample / "images").mkdir(parents=True)
+    (sample / "labels").mkdir()
+    (sample / "data.yaml").write_text((REAL / "data.yaml").read_text())
+    for img in sorted((REAL / "images").glob("*.jpg"))[:12]:
+        (sample / "images" / img.name).symlink_to(img)
+        (sample / "labels" / (img.stem + ".txt")).symlink_to(REAL / "labels" / (img.stem + ".txt"))
+    original = formats.read_yolo(sample)
+    assert sum(len(r["boxes"]) for r in original) > 50
+    coco = formats.read_coco(formats.write_coco(original, tmp_path / "c.json"), image_dir=sample / "images")
+    ls = formats.read_labelstudio(formats.write_labelstudio(coco, tmp_path / "l.json"), image_dir=sample / "images")
+    back = formats.read_yolo(formats.write_yolo(ls, tmp_path / "y"))
+    assert _comparable(back) == _comparable(original)
