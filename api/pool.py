@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, TypeVar
+from contextlib import asynccontextmanager
+from typing import AsyncIterator, Callable, TypeVar
 
 from .errors import ApiError
 
@@ -30,18 +31,31 @@ class InferencePool:
     def admitted(self) -> int:
         return self._admitted
 
-    async def run(self, func: Callable[..., T], *args) -> T:
-        """Run func(*args) in a worker thread, or raise ApiError(503) if the line is full."""
+    @asynccontextmanager
+    async def admission(self) -> AsyncIterator[None]:
+        """A place in the pool (running or waiting) for the block, or ApiError(503) if none is free.
+
+        Take it before reading an upload into memory, so a burst of uploads is refused
+        instead of being held."""
         if self._admitted >= self.capacity:
             raise ApiError(503, "busy", "the server is busy with other photos; retry in a moment",
                            headers={"Retry-After": "1"})
-        if self._executor is None:
-            self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="fanshot-infer")
         self._admitted += 1
         try:
-            return await asyncio.get_running_loop().run_in_executor(self._executor, func, *args)
+            yield
         finally:
             self._admitted -= 1
+
+    async def execute(self, func: Callable[..., T], *args) -> T:
+        """Run func(*args) in a worker thread (inside `admission`): at most `workers` at once."""
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="fanshot-infer")
+        return await asyncio.get_running_loop().run_in_executor(self._executor, func, *args)
+
+    async def run(self, func: Callable[..., T], *args) -> T:
+        """admission + execute, for work whose input is already in memory."""
+        async with self.admission():
+            return await self.execute(func, *args)
 
     def shutdown(self) -> None:
         """Stop the worker threads (at the app's shutdown); a later run starts new ones."""

@@ -31,11 +31,12 @@ async def analyze(
     alternatives, and the annotated photo (a URL, or base64 with inline_image)."""
     state = request.app.state
     check_rules(rules)  # before the upload is read or a worker taken
-    data = await read_image_upload(image, state.settings.max_upload_bytes)
     context = {"self_drawn": self_drawn, "seat_wind": seat_wind, "prevalent_wind": prevalent_wind,
                "last_tile": last_tile, "kong_replacement": kong_replacement, "robbing_kong": robbing_kong,
                "fourth_tile": fourth_tile}
-    result = await state.pool.run(state.inference.analyze, data, context, rules)
+    async with state.pool.admission():  # a place in the pool before the upload is read into memory
+        data = await read_image_upload(image, state.settings.max_upload_bytes)
+        result = await state.pool.execute(state.inference.analyze, data, context, rules)
     body = dict(result.analysis)
     if result.jpeg is not None:
         if inline_image:

@@ -13,5 +13,6 @@ router = APIRouter(tags=["photos"])
              summary="Detect the tiles in a photo (for pre-labelling tools)")
 async def detect(request: Request, image: UploadFile = File(description="a JPEG, PNG, WebP or HEIC photo")) -> dict:
     state = request.app.state
-    data = await read_image_upload(image, state.settings.max_upload_bytes)
-    return await state.pool.run(state.inference.detect, data)
+    async with state.pool.admission():  # a place in the pool before the upload is read into memory
+        data = await read_image_upload(image, state.settings.max_upload_bytes)
+        return await state.pool.execute(state.inference.detect, data)
