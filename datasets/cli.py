@@ -19,8 +19,8 @@ def _int_list(text: str) -> list[int]:
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("synth", help="render synthetic photos of winning hands (YOLO + hand/score JSON)")
-    p.add_argument("--n", type=int, required=True, help="number of images")
-    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--n", type=int, help="number of images (required)")
+    p.add_argument("--out", help="output folder (required)")
     p.add_argument("--seed", type=int, default=0, help="seed (900000 and above: reserved for held-out sets)")
     p.add_argument("--start", type=int, default=0, help="index of the first image (to extend a set)")
     p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
@@ -93,6 +93,8 @@ def _synth(args) -> int:
         unknown = [s for s in families if s not in available]
         if unknown:
             return _fail(f"unknown or unavailable styles: {', '.join(unknown)} (available: {', '.join(available)})")
+    if args.n is None or args.out is None:
+        return _fail("synth needs --n N and --out DIR")
     if args.n < 1 or args.workers < 1 or args.start < 0:
         return _fail("--n and --workers must be at least 1, --start at least 0")
     try:
