@@ -7,7 +7,7 @@ const API = "/api/v1";
 const TEXT = {
   zh: {
     tagline: "国标麻将算番", take_photo: "拍照", pick_photo: "从相册选择", enter_by_hand: "手动输入",
-    uploading: "上传中", analyzing: "识别中…", hand: "手牌", concealed: "门前（暗手）", add_meld: "＋ 副露",
+    preparing: "准备照片…", uploading: "上传中", analyzing: "识别中…", hand: "手牌", concealed: "门前（暗手）", add_meld: "＋ 副露",
     meld: "副露", win_tile: "和牌", flowers: "花牌", conditions: "和牌条件",
     tap_hint: "点一张牌可以改牌、删除、移入副露或设为和牌。",
     self_drawn: "自摸", last_tile: "海底（最后一张）", kong_replacement: "杠上开花", robbing_kong: "抢杠和",
@@ -22,7 +22,7 @@ const TEXT = {
   },
   en: {
     tagline: "MCR mahjong scorer", take_photo: "Take photo", pick_photo: "Pick from gallery",
-    enter_by_hand: "Enter by hand", uploading: "Uploading", analyzing: "Reading the tiles…", hand: "Hand",
+    enter_by_hand: "Enter by hand", preparing: "Preparing the photo…", uploading: "Uploading", analyzing: "Reading the tiles…", hand: "Hand",
     concealed: "Concealed", add_meld: "+ Meld", meld: "Meld", win_tile: "Winning tile", flowers: "Flowers",
     conditions: "How it was won", tap_hint: "Tap a tile to change it, remove it, move it or mark it as the winning tile.",
     self_drawn: "Self-drawn", last_tile: "Last tile", kong_replacement: "Kong replacement",
@@ -462,9 +462,38 @@ function showError(text) {
   $("error").textContent = text || "";
 }
 
-function uploadPhoto(file) {
-  if (!file) return;
+// The server reads photos at most this long; a bigger one is shrunk here first, so a 12 MP
+// photo uploads as a few hundred kB over a phone network. Anything the browser cannot
+// draw (HEIC on some browsers) goes as it is: the server reads it too.
+const UPLOAD_MAX_SIDE = 2048;
+
+async function shrinkPhoto(file) {
+  if (!window.createImageBitmap || !file.type.startsWith("image/")) return file;
+  let bitmap;
+  try {
+    bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
+  } catch (e) {
+    return file;
+  }
+  const long = Math.max(bitmap.width, bitmap.height);
+  if (long <= UPLOAD_MAX_SIDE) { bitmap.close(); return file; }
+  const scale = UPLOAD_MAX_SIDE / long;
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.round(bitmap.width * scale);
+  canvas.height = Math.round(bitmap.height * scale);
+  const ctx = canvas.getContext("2d");
+  ctx.imageSmoothingQuality = "high";
+  ctx.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+  bitmap.close();
+  const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.92));
+  return blob ? new File([blob], "photo.jpg", { type: "image/jpeg" }) : file;
+}
+
+async function uploadPhoto(original) {
+  if (!original) return;
   showError(null);
+  showProgress(t("preparing"), null);
+  const file = await shrinkPhoto(original);
   showProgress(`${t("uploading")} 0%`, 0);
   const form = new FormData();
   form.append("image", file, file.name || "photo.jpg");

@@ -5,6 +5,8 @@ The server is the real app under uvicorn on a free loopback port, in a thread.
 """
 from __future__ import annotations
 
+import base64
+import io
 import json
 import os
 import socket
@@ -184,3 +186,26 @@ def test_a_hand_entered_by_hand_is_scored_at_once_on_every_change(page):
     page.click("#lang")  # English: the fan names follow
     assert "Pure Straight" in fan_names(page)
     assert page.inner_text("[data-i18n=total]") == "Total"
+
+
+def test_a_big_photo_is_shrunk_in_the_browser_before_upload(page, tmp_path):
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    with Image.open(PHOTO) as image:
+        image.resize((4000, 3000)).save(buffer, format="JPEG", quality=95)
+    big = buffer.getvalue()
+    sent = page.evaluate("""async (b64) => {
+        const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+        const file = await shrinkPhoto(new File([bytes], "big.jpg", {type: "image/jpeg"}));
+        const bitmap = await createImageBitmap(file);
+        return {type: file.type, size: file.size, width: bitmap.width, height: bitmap.height};
+    }""", base64.b64encode(big).decode())
+    assert (sent["type"], sent["width"], sent["height"]) == ("image/jpeg", 2048, 1536)
+    assert sent["size"] < len(big) / 2
+    small = page.evaluate("""async (b64) => {
+        const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+        const file = new File([bytes], "small.jpg", {type: "image/jpeg"});
+        return (await shrinkPhoto(file)) === file;
+    }""", base64.b64encode(PHOTO.read_bytes()).decode())
+    assert small  # a photo within the size the server reads goes as it is
