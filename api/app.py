@@ -54,7 +54,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.inference = Inference(settings)
 
     install_handlers(app)
-    app.add_middleware(BodyLimitMiddleware, limit=settings.max_upload_bytes + FORM_OVERHEAD)
+    app.add_middleware(BodyLimitMiddleware, limit=settings.max_upload_bytes + FORM_OVERHEAD,
+                       message=f"the upload is larger than {settings.max_upload_bytes} bytes")
     app.add_middleware(AccessLogMiddleware)
 
     for module in (health, rules, score, analyze, detect, images):

@@ -19,9 +19,8 @@ class _BodyTooLarge(Exception):
     pass
 
 
-def _too_large_messages(limit: int) -> tuple[Message, Message]:
-    body = json.dumps({"error": {"code": "upload_too_large",
-                                 "message": f"request body is larger than {limit} bytes"}}).encode()
+def _too_large_messages(message: str) -> tuple[Message, Message]:
+    body = json.dumps({"error": {"code": "upload_too_large", "message": message}}).encode()
     start = {"type": "http.response.start", "status": 413,
              "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                          (b"connection", b"close")]}
@@ -36,9 +35,10 @@ class BodyLimitMiddleware:
     stopped at the limit, whatever the route would have answered.
     """
 
-    def __init__(self, app: ASGIApp, limit: int):
+    def __init__(self, app: ASGIApp, limit: int, message: str | None = None):
         self.app = app
         self.limit = limit
+        self.message = message or f"the request body is larger than {limit} bytes"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -46,7 +46,7 @@ class BodyLimitMiddleware:
             return
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.limit:
-            for message in _too_large_messages(self.limit):
+            for message in _too_large_messages(self.message):
                 await send(message)
             return
 
@@ -76,7 +76,7 @@ class BodyLimitMiddleware:
         except _BodyTooLarge:
             pass
         if exceeded and not started:
-            for message in _too_large_messages(self.limit):
+            for message in _too_large_messages(self.message):
                 await send(message)
 
 

@@ -26,7 +26,7 @@ def test_a_body_declared_over_the_cap_is_refused_before_it_is_read(make_client, 
     client = make_client(max_upload_bytes=1000)
     body = b"x" * (1000 + FORM_OVERHEAD + 1)
     response = client.post(route, content=body, headers={"content-type": "multipart/form-data; boundary=x"})
-    assert _error(response, 413)["code"] == "upload_too_large"
+    assert _error(response, 413) == {"code": "upload_too_large", "message": "the upload is larger than 1000 bytes"}
     assert response.headers["connection"] == "close"
 
 
