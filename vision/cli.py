@@ -56,6 +56,7 @@ def register(subparsers) -> None:
     classifier.add_argument("--val", default=None, help="validation NPZ (real photos never trained on)")
     classifier.add_argument("--run", required=True, help="run folder")
     classifier.add_argument("--epochs", type=int, default=12)
+    classifier.add_argument("--steps-per-epoch", type=int, default=None, help="default: one pass over the crops")
     classifier.add_argument("--threads", type=int, default=2)
     classifier.set_defaults(func=_train_classifier)
 
@@ -185,7 +186,10 @@ def _train_crops(args) -> int:
 def _train_classifier(args) -> int:
     from vision.train_classifier import train_classifier
 
-    print(train_classifier(args.crops, args.val, args.run, epochs=args.epochs, threads=args.threads))
+    print(train_classifier(
+        args.crops, args.val, args.run, epochs=args.epochs, threads=args.threads,
+        steps_per_epoch=args.steps_per_epoch,
+    ))
     return 0
 
 
