@@ -17,7 +17,7 @@ from PIL import Image
 
 ART_DIR = Path(__file__).resolve().parent.parent / "art"
 KDE_DIR = Path("/usr/share/kmahjongglib/tilesets")
-CACHE_DIR = Path(os.environ.get("FANSHOT_CACHE", Path.home() / ".cache" / "fanshot")) / "kde-tiles"
+CACHE_DIR = Path(os.environ.get("FANSHOT_CACHE", Path.home() / ".cache" / "fanshot")) / "kde-tiles-v2"
 
 # KDE element ids per tile code (checked by eye: ROD = dots, BAMBOO = bamboo,
 # DRAGON_1 = white, WIND_3 = east, FLOWER_3 = chrysanthemum, FLOWER_4 = bamboo).
@@ -28,6 +28,12 @@ KDE_IDS = {**{f"W{i}": f"CHARACTER_{i}" for i in range(1, 10)},
            "J1": "DRAGON_3", "J2": "DRAGON_2", "J3": "DRAGON_1",
            "H1": "SEASON_1", "H2": "SEASON_2", "H3": "SEASON_3", "H4": "SEASON_4",
            "H5": "FLOWER_1", "H6": "FLOWER_2", "H7": "FLOWER_4", "H8": "FLOWER_3"}
+
+
+# Where a set departs from that (checked by eye on its labels and corner numbers): the classic
+# set draws the orchid as FLOWER_1 and the plum as FLOWER_2; the traditional set's SEASON_4 has
+# only the word "WIN" (its picture does not render), so the procedural winter face is used.
+KDE_SET_IDS = {"classic": {"H5": "FLOWER_2", "H6": "FLOWER_1"}, "traditional": {"H4": None}}
 
 
 def trim(rgba: np.ndarray, threshold: int = 12) -> np.ndarray | None:
@@ -71,7 +77,9 @@ def _render_kde_set(name: str, out: Path) -> None:
         import gzip
         svg = tmp / "set.svg"
         svg.write_bytes(gzip.decompress((KDE_DIR / f"{name}.svgz").read_bytes()))
-        for code, element in KDE_IDS.items():
+        for code, element in {**KDE_IDS, **KDE_SET_IDS.get(name, {})}.items():
+            if element is None:
+                continue
             png = tmp / f"{code}.png"
             subprocess.run(["rsvg-convert", "-i", element, "-z", "1.5", str(svg), "-o", str(png)],
                            check=True, capture_output=True, timeout=60)
