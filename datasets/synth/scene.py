@@ -17,7 +17,7 @@ import random
 import cv2
 import numpy as np
 
-from datasets.synth import backgrounds, effects
+from datasets.synth import backgrounds, effects, props
 from datasets.synth.layout import Dims, bounds, lay_out_hand, lay_out_strays
 from datasets.synth.tiles import make_sprite, random_style
 
@@ -236,6 +236,8 @@ def render_scene(hand: dict, seed, size: tuple[int, int] = (1280, 960),
         p2 = (int((rack["x2"] * tw - ox) / bq), int((rack["y2"] * tw - oy) / bq))
         cv2.rectangle(table, p1, p2, colour, -1)
         cv2.line(table, (p1[0], p2[1]), p2, tuple(c * 0.6 for c in colour), max(1, tw // 12 // bq))
+    keep_out = [(hb[0] * tw - ox) / bq, (hb[1] * tw - oy) / bq, (hb[2] * tw - ox) / bq, (hb[3] * tw - oy) / bq]
+    props.draw_props(table, rng, keep_out, tw / bq)
     sprites = [_sprite_for(it, style, px, rng) for it in all_items]
     places = [_place(it, a.shape, dims, tw, ox, oy) for it, (_, a) in zip(all_items, sprites)]
     rects = [(x, y, x + a.shape[1], y + a.shape[0]) for (_, a), (x, y) in zip(sprites, places)]
