@@ -23,7 +23,7 @@ from datasets.synth.tiles import make_sprite, random_style
 
 _PROCEDURAL_CACHE: dict = {}
 RACK_COLOURS = [(150, 100, 60), (40, 40, 45), (200, 190, 170), (30, 90, 60), (120, 30, 30)]
-MIN_VISIBLE = 0.35  # a stray tile cut by the frame keeps its label when this share of it shows
+MIN_VISIBLE = 0.2  # a stray tile cut by the frame keeps its label when this share of it shows
 
 
 def _translate(x: float, y: float) -> np.ndarray:
