@@ -184,6 +184,52 @@ def _fit_camera(size, hand_box_px, rng, roll):
     return _camera(size, centre, roll, tilt, yaw, shift), (span_x, span_y, margin)
 
 
+def _frame_hand(size, hb, rng):
+    """Tile width in pixels and the camera (plane -> image): the hand fills a random share of the
+    frame, shrinking until the whole hand fits inside it."""
+    w_img, h_img = size
+    fill = rng.uniform(0.7, 0.98)
+    wu, hu = hb[2] - hb[0], hb[3] - hb[1]
+    roll = _random_roll(rng, size, hb)
+    across, along = (h_img, w_img) if abs((roll % 180) - 90) < 45 else (w_img, h_img)
+    tile_w = min(fill * across / wu, 0.8 * along / hu)
+    for _ in range(8):
+        tw = max(8, int(round(tile_w)))
+        m, (span_x, span_y, margin) = _fit_camera(size, [v * tw for v in hb], rng, roll)
+        over = max(span_x / (w_img - 2 * margin), span_y / (h_img - 2 * margin))
+        if over <= 1.0 or tw == 8:
+            break
+        tile_w = tile_w / over * 0.97
+    return tw, m
+
+
+def _label_boxes(items, rects, inst, m_canvas) -> list[dict]:
+    """The tight box of each tile's pixels in the instance map; strays mostly out of frame are skipped."""
+    h_img, w_img = inst.shape
+    tiles = []
+    for k, (it, rect) in enumerate(zip(items, rects)):
+        if rect is None:
+            continue
+        quad = _project(m_canvas, np.array([[rect[0], rect[1]], [rect[2], rect[1]],
+                                            [rect[2], rect[3]], [rect[0], rect[3]]], np.float64))
+        rx1, ry1 = np.floor(quad.min(axis=0)).astype(int) - 2
+        rx2, ry2 = np.ceil(quad.max(axis=0)).astype(int) + 2
+        rx1, ry1, rx2, ry2 = max(0, rx1), max(0, ry1), min(w_img, rx2), min(h_img, ry2)
+        if rx1 >= rx2 or ry1 >= ry2:
+            continue
+        sub = inst[ry1:ry2, rx1:rx2] == k + 1
+        visible = int(sub.sum())
+        full = 0.5 * abs(np.dot(quad[:, 0], np.roll(quad[:, 1], 1)) - np.dot(quad[:, 1], np.roll(quad[:, 0], 1)))
+        if visible == 0 or (it["role"] == "stray" and visible < MIN_VISIBLE * 0.95 * full):
+            continue
+        rows, cols = np.nonzero(sub.any(axis=1))[0], np.nonzero(sub.any(axis=0))[0]
+        box = [int(rx1 + cols[0]), int(ry1 + rows[0]), int(rx1 + cols[-1] + 1), int(ry1 + rows[-1] + 1)]
+        if box[2] - box[0] < 3 or box[3] - box[1] < 3:
+            continue
+        tiles.append({"tile": it["tile"], "role": it["role"], "box": box, "instance": k + 1})
+    return tiles
+
+
 def render_scene(hand: dict, seed, size: tuple[int, int] = (1280, 960),
                  families: list[str] | None = None, photo_effects: bool = True) -> dict:
     """Draw `hand` (hand JSON) as a photo of `size` = (width, height), deterministic for `seed`.
@@ -202,19 +248,7 @@ def render_scene(hand: dict, seed, size: tuple[int, int] = (1280, 960),
     items = layout["items"]
     hb = bounds(items, dims)
 
-    # tile size: the hand fills a random share of the frame, then shrinks until it fits
-    fill = rng.uniform(0.7, 0.98)
-    wu, hu = hb[2] - hb[0], hb[3] - hb[1]
-    roll = _random_roll(rng, size, hb)
-    across, along = (h_img, w_img) if abs((roll % 180) - 90) < 45 else (w_img, h_img)
-    tile_w = min(fill * across / wu, 0.8 * along / hu)
-    for _ in range(8):
-        tw = max(8, int(round(tile_w)))
-        m, (span_x, span_y, margin) = _fit_camera(size, [v * tw for v in hb], rng, roll)
-        over = max(span_x / (w_img - 2 * margin), span_y / (h_img - 2 * margin))
-        if over <= 1.0 or tw == 8:
-            break
-        tile_w = tile_w / over * 0.97
+    tw, m = _frame_hand(size, hb, rng)
     px = {"w": tw, "h": int(round(dims.h * tw)), "s_flat": int(round(dims.s_flat * tw)),
           "s_stand": int(round(dims.s_stand * tw))}
     strays = lay_out_strays(rng, dims, hb, reach=max(w_img, h_img) / tw * 0.6)
@@ -250,28 +284,7 @@ def render_scene(hand: dict, seed, size: tuple[int, int] = (1280, 960),
     inst = np.zeros((h_img, w_img), np.uint8)
     _draw_tiles(image, inst, sprites, rects, m_canvas, (int(cw), int(ch)))
 
-    tiles = []
-    for k, (it, rect) in enumerate(zip(all_items, rects)):
-        if rect is None:
-            continue
-        quad = _project(m_canvas, np.array([[rect[0], rect[1]], [rect[2], rect[1]],
-                                            [rect[2], rect[3]], [rect[0], rect[3]]], np.float64))
-        rx1, ry1 = np.floor(quad.min(axis=0)).astype(int) - 2
-        rx2, ry2 = np.ceil(quad.max(axis=0)).astype(int) + 2
-        rx1, ry1, rx2, ry2 = max(0, rx1), max(0, ry1), min(w_img, rx2), min(h_img, ry2)
-        if rx1 >= rx2 or ry1 >= ry2:
-            continue
-        sub = inst[ry1:ry2, rx1:rx2] == k + 1
-        visible = int(sub.sum())
-        full = 0.5 * abs(np.dot(quad[:, 0], np.roll(quad[:, 1], 1)) - np.dot(quad[:, 1], np.roll(quad[:, 0], 1)))
-        if visible == 0 or (it["role"] == "stray" and visible < MIN_VISIBLE * 0.95 * full):
-            continue
-        rows, cols = np.nonzero(sub.any(axis=1))[0], np.nonzero(sub.any(axis=0))[0]
-        box = [int(rx1 + cols[0]), int(ry1 + rows[0]), int(rx1 + cols[-1] + 1), int(ry1 + rows[-1] + 1)]
-        if box[2] - box[0] < 3 or box[3] - box[1] < 3:
-            continue
-        tiles.append({"tile": it["tile"], "role": it["role"], "box": box, "instance": k + 1})
-
+    tiles = _label_boxes(all_items, rects, inst, m_canvas)
     if photo_effects:
         image = effects.photo(image, nrng)
     return {"image": image, "instances": inst, "tiles": tiles, "hand": hand, "style": style.name,
