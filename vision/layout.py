@@ -28,7 +28,8 @@ from vision.classes import BACK
 
 LOW_CONFIDENCE = 0.5  # a tile read with less than this comes back with a warning
 DUPLICATE_OVERLAP = 0.7  # two boxes covering this much of the smaller one are one tile
-ROW_SPLIT = 0.6  # centres further apart across the row than this x tile height: new row
+ROW_LINK_ALONG = 2.0  # tiles of one row lie at most this many tile widths apart along it
+ROW_LINK_ACROSS = 0.3  # and their centres at most this share of a tile's height apart across it
 GAP_SPLIT = 0.13  # centres this much further apart than the usual spacing nearby: a new group
 SPACING_WINDOW = 4  # pairs on each side that make the usual spacing
 SIDEWAYS_EXTRA = 0.3  # a tile lying sideways is this much longer along the row (tile widths)
@@ -43,6 +44,7 @@ MAX_SCORED = 200  # readings scored for alternatives beyond the chosen level
 MAX_CUT_COMBOS = 64  # ways of cutting groups into melds tried per selection
 MAX_HIDDEN_CHOICES = 120  # tiles tried for kongs shown as four backs (an even sample beyond)
 MAX_SCORED_PER_LEVEL = 2000  # readings scored at one level of doubt, at most
+EDGE = 2.0  # px: a box this near the photo's edge may be a tile cut off by the frame
 MAX_UNSURE_DROPS = 3  # low-confidence tiles tried as no tile at all when the count is off
 
 ScoreFn = Callable[[dict], dict]
@@ -59,6 +61,7 @@ class _Tile:
     along: float = 0.0  # extent along the row
     across: float = 0.0
     sideways: bool = False
+    cut: bool = False  # the box touches the photo's edge: the tile may be cut off
 
     @property
     def is_flower(self) -> bool:
@@ -223,14 +226,28 @@ def _tile_units(tiles: list[_Tile]) -> tuple[float, float]:
     return _median([t.along for t in upright]), _median([t.across for t in upright])
 
 
-def _rows(tiles: list[_Tile], height: float) -> list[list[_Tile]]:
-    rows: list[list[_Tile]] = []
-    for t in sorted(tiles, key=lambda t: t.v):
-        if rows and t.v - rows[-1][-1].v <= ROW_SPLIT * height:
-            rows[-1].append(t)
-        else:
-            rows.append([t])
-    return [sorted(r, key=lambda t: t.u) for r in rows]
+def _rows(tiles: list[_Tile], width: float) -> list[list[_Tile]]:
+    """Rows: chains of tiles side by side along the row direction at the same height
+    across it (two rows seen at a low angle overlap in the photo, so a row is followed
+    tile to tile rather than cut at a fixed height)."""
+    parent = list(range(len(tiles)))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, j in itertools.combinations(range(len(tiles)), 2):
+        a, b = tiles[i], tiles[j]
+        along = abs(a.u - b.u) - (a.along + b.along) / 2
+        if along <= ROW_LINK_ALONG * width and abs(a.v - b.v) <= ROW_LINK_ACROSS * (a.across + b.across) / 2:
+            parent[find(i)] = find(j)
+    rows: dict[int, list[_Tile]] = {}
+    for i, t in enumerate(tiles):
+        rows.setdefault(find(i), []).append(t)
+    ordered = sorted(rows.values(), key=lambda r: _median([t.v for t in r]))
+    return [sorted(r, key=lambda t: t.u) for r in ordered]
 
 
 def _splits(row: list[_Tile], width: float) -> list[bool]:
@@ -359,13 +376,19 @@ def _selections(comps: list[list[_Group]], width: float) -> list[_Selection]:
             out.append(_Selection(list(main) + list(c), rest, 2))
     singles = [g for g in main if len(g.tiles) == 1 and not g.flowers]
     if len(main) > 1:
-        for g in singles:
-            # A single tile lying askew or outside the hand's rows is likelier a stray.
-            rows = {h.row for h in main if h is not g and len(h.tiles) > 1}
-            odd = g.tiles[0].sideways or g.row not in rows
-            out.append(
-                _Selection([h for h in main if h is not g], [g] + [h for c in others for h in c], 1 if odd else 2)
-            )
+        # A single tile lying askew, outside the hand's rows or cut by the frame is
+        # likelier a stray than a tile of the hand; one or two may be left out.
+        rows = {h.row for h in main if len(h.tiles) > 1}
+        cost = {id(g): 1 if (g.tiles[0].sideways or g.tiles[0].cut or g.row not in rows) else 2 for g in singles}
+        for k in (1, 2):
+            for dropped in itertools.combinations(singles, k):
+                out.append(
+                    _Selection(
+                        [h for h in main if h not in dropped],
+                        list(dropped) + [h for c in others for h in c],
+                        sum(cost[id(g)] for g in dropped),
+                    )
+                )
     # A tile the detector was unsure of may be no tile at all (a shadow, a reflection).
     unsure = sorted((t for g in main for t in g.tiles if t.score < LOW_CONFIDENCE), key=lambda t: t.score)
     for t in unsure[:MAX_UNSURE_DROPS]:
@@ -531,7 +554,8 @@ def _reading_order(tiles: list[_Tile]) -> list[_Tile]:
     """The concealed tiles in the order the player laid them: players sort their hand
     up from 1; when the photo shows the runs going down, it is upside down."""
     up = down = 0
-    for a, b in zip(tiles, tiles[1:]):
+    inner = tiles[1:-1]  # either end may be the winning tile, out of order
+    for a, b in zip(inner, inner[1:]):
         if a.code[0] == b.code[0] and a.code[0] in "WTB":
             up += int(b.code[1]) > int(a.code[1])
             down += int(b.code[1]) < int(a.code[1])
@@ -673,8 +697,12 @@ def build_hand(
         return result
 
     _frame(tiles)
+    if image_size:
+        for t in tiles:
+            x1, y1, x2, y2 = t.box
+            t.cut = min(x1, y1, image_size[0] - x2, image_size[1] - y2) <= EDGE
     width, height = _tile_units(tiles)
-    groups = _groups(_rows(tiles, height), width)
+    groups = _groups(_rows(tiles, width), width)
 
     # Face-down tiles that are not part of four tiles in a row showing a concealed kong
     # (a wall, a stray) are not part of the hand.

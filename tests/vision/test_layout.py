@@ -202,3 +202,13 @@ def test_an_unsure_extra_tile_is_dropped_when_the_count_needs_it():
     assert r["hand"]["concealed"].count("B2") == 1
     assert r["tiles"][12]["role"] == "stray"
     assert any("left out: B2" in w for w in r["warnings"])
+
+
+def test_a_tile_cut_by_the_frame_next_to_the_hand_is_left_out():
+    dets = scene([["W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2 B3", "B4"]], origin=(100.0, 100.0))
+    # the winning tile B4 ends at x = 532; a tile cut in half by the photo's right edge lies just after
+    dets.append({"tile": "B1", "box": [545.0, 100.0, 560.0, 140.0], "score": 0.9})
+    r = build_hand(dets, (560, 400), {})
+    assert r["error"] is None, r["error"]
+    assert r["hand"]["win_tile"] == "B4" and r["hand"]["concealed"].count("B1") == 2
+    assert [r["tiles"][i]["box"][0] for i in r["strays"]] == [545.0]
