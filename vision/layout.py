@@ -529,7 +529,8 @@ def _cuts(group: _Group) -> list[tuple[list[_Group], int]]:
 
 def _merges(groups: list[_Group], width: float) -> list[tuple[list[_Group], int]]:
     """The groups as they lie, and with neighbouring small groups of a row joined where
-    together they make a meld (tiles of one meld laid a little apart), one merge a step."""
+    together they make a meld (tiles of one meld laid a little apart), or a single tile
+    joined with the two nearest tiles of the next group, one change a reading."""
     out: list[tuple[list[_Group], int]] = [(groups, 0)]
     by_row: dict[int, list[_Group]] = {}
     for g in groups:
@@ -547,6 +548,18 @@ def _merges(groups: list[_Group], width: float) -> list[tuple[list[_Group], int]
                 joined = _Group([t for g in run for t in g.tiles], run[0].row)
                 if _meld(joined) is not None:
                     out.append(([g for g in groups if g not in run] + [joined], 1))
+        # A single tile beside a longer group may be the first or last tile of its meld.
+        for a, b in zip(row, row[1:]):
+            if _gaps(a, b, width)[0] > 1.0:
+                continue
+            if len(a.tiles) == 1 and len(b.tiles) >= 3:
+                joined, rest = _Group(a.tiles + b.tiles[:2], a.row), _Group(b.tiles[2:], b.row)
+            elif len(b.tiles) == 1 and len(a.tiles) >= 3:
+                joined, rest = _Group(a.tiles[-2:] + b.tiles, a.row), _Group(a.tiles[:-2], a.row)
+            else:
+                continue
+            if _meld(joined) is not None:
+                out.append(([g for g in groups if g is not a and g is not b] + [joined, rest], 1))
     return out
 
 
