@@ -216,7 +216,7 @@ def test_a_tile_cut_by_the_frame_next_to_the_hand_is_left_out():
 
 def test_a_claimed_tile_laid_apart_from_its_meld_joins_it():
     # B2 (claimed, sideways) was laid a little apart from B1 B3, which touch the next meld.
-    r = read(scene([["B2*", "B1 B3 J3* J3 J3", "W1 W2 W3 T4 T5 T7 T7", "T6"]], gap=10.0))
+    r = read(scene([["B2*", "B1 B3 J3* J3 J3", "W1 W2 W3 T4 T5 T7 T7", "T6"]], gap=20.0))
     assert r["error"] is None, r["error"]
     assert {"kind": "chow", "tiles": ["B1", "B2", "B3"], "exposed": True, "claimed": "B2", "from": "left"} in r["hand"]["melds"]
     assert r["hand"]["win_tile"] == "T6"
