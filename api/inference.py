@@ -16,7 +16,7 @@ from .settings import Settings
 @dataclass
 class Annotated:
     analysis: dict[str, Any]
-    jpeg: bytes | None
+    jpeg: bytes  # the annotated photo
 
 
 class Inference:

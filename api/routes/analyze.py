@@ -38,10 +38,9 @@ async def analyze(
         data = await read_image_upload(image, state.settings.max_upload_bytes)
         result = await state.pool.execute(state.inference.analyze, data, context, rules)
     body = dict(result.analysis)
-    if result.jpeg is not None:
-        if inline_image:
-            body["image_base64"] = base64.b64encode(result.jpeg).decode("ascii")
-        else:
-            image_id = state.images.put(result.jpeg)
-            body["image_url"] = str(request.url_for("annotated_image", image_id=image_id).path)
+    if inline_image:
+        body["image_base64"] = base64.b64encode(result.jpeg).decode("ascii")
+    else:
+        image_id = state.images.put(result.jpeg)
+        body["image_url"] = request.url_for("annotated_image", image_id=image_id).path
     return body
