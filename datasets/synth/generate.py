@@ -81,9 +81,22 @@ def _write(job) -> int:
     return len(record["boxes"])
 
 
+def _keep_freed_memory():
+    """Ask glibc to keep freed memory for reuse instead of returning big arrays to the kernel:
+    every photo allocates the same large buffers, and fresh pages cost about a fifth of the time."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 256 << 20)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, 1 << 30)    # M_TRIM_THRESHOLD
+    except (OSError, AttributeError):  # not glibc: nothing to tune
+        pass
+
+
 def _init_worker():
     import cv2
     cv2.setNumThreads(1)
+    _keep_freed_memory()
 
 
 def generate(out: str | Path, n: int, seed: int, start: int = 0, workers: int = 1,
