@@ -225,35 +225,56 @@ def divisions_of(standing: list, fixed_packs: list) -> list:
     return [fixed + sets + [(PAIR << 8) | pair] for _, sets, pair in found]
 
 
-def _status(table, base: int) -> int:
-    """Bit 1: the suit (or the honours, base 0x40) splits into sets only; bit 2: into sets and a pair."""
-    if base == 0x40:
-        pairs = 0
-        for t in range(TE, TP + 1):
-            n = table[t]
-            if n == 2:
-                pairs += 1
-            elif n and n != 3:
-                return 0
-        return 1 if pairs == 0 else 2 if pairs == 1 else 0
+# Waits only need to know whether a suit splits into sets, or into sets and a pair. A suit's
+# counts are packed 3 bits a rank into an int (rank 1 lowest); the answer is memoised for every
+# pattern met on the way, so the sub-patterns that recur across hands are worked out once.
+
+_STATUS_MEMO: dict = {0: 1}
+_CHOW_BITS = 0o111
+
+
+def _suit_status(x: int) -> int:
+    """Bit 1: the packed suit counts split into sets only; bit 2: into sets and one pair."""
+    status = _STATUS_MEMO.get(x)
+    if status is not None:
+        return status
+    shift = ((x & -x).bit_length() - 1) // 3 * 3
+    c = (x >> shift) & 7
     status = 0
-    for _, pair in _suit_decompositions(base, tuple(table[base + 1:base + 10])):
-        status |= 2 if pair else 1
+    if c >= 3:
+        status |= _suit_status(x - (3 << shift))
+    if c >= 2 and _suit_status(x - (2 << shift)) & 1:
+        status |= 2
+    if shift <= 18 and (x >> (shift + 3)) & 7 and (x >> (shift + 6)) & 7:
+        status |= _suit_status(x - (_CHOW_BITS << shift))
+    if len(_STATUS_MEMO) > 1_000_000:
+        _STATUS_MEMO.clear()
+        _STATUS_MEMO[0] = 1
+    _STATUS_MEMO[x] = status
     return status
 
 
-def _completes(status: list) -> bool:
-    """One suit holds the pair, every other splits into sets."""
-    for i in range(4):
-        if status[i] & 2 and all(status[j] & 1 for j in range(4) if j != i):
-            return True
-    return False
+def _honor_status(table) -> int:
+    pairs = 0
+    for t in range(TE, TP + 1):
+        n = table[t]
+        if n == 2:
+            pairs += 1
+        elif n and n != 3:
+            return 0
+    return 1 if pairs == 0 else 2 if pairs == 1 else 0
 
 
-def waiting_tiles(table: list, tile_cnt: int, limit: int = 35) -> set:
+def _packed(table, base: int) -> int:
+    x = 0
+    for r in range(9, 0, -1):
+        x = (x << 3) | table[base + r]
+    return x
+
+
+def waiting_tiles(table: list, tile_cnt: int) -> set:
     """The tiles that would complete `table` (tile_cnt tiles, the winning tile removed), read
-    as the reference reads waits: any regular completion, plus the 七对 wait for 13 tiles.
-    Stops once more than `limit` tiles are found."""
+    as the reference reads waits: any regular completion, plus the 七对 wait for 13 tiles."""
     waiting: set = set()
     if tile_cnt == 13:
         pairs = 0
@@ -268,27 +289,33 @@ def waiting_tiles(table: list, tile_cnt: int, limit: int = 35) -> set:
                 if table[t] == 1 or table[t] == 3:
                     waiting.add(t)
                     break
-    bases = (0x10, 0x20, 0x30, 0x40)
-    status = [_status(table, b) for b in bases]
-    for i, base in enumerate(bases):
-        if not all(status[j] for j in range(4) if j != i):
-            continue   # another suit can be neither sets nor sets and a pair: no tile here helps
-        if base == 0x40:
-            candidates = [t for t in range(TE, TP + 1) if table[t]]
-        else:
-            candidates = [base | r for r in range(1, 10)
-                          if any(table[base | k] for k in range(max(1, r - 2), min(9, r + 2) + 1))]
-        for t in candidates:
-            if t in waiting:
-                continue
-            table[t] += 1
-            st = list(status)
-            st[i] = _status(table, base)
-            table[t] -= 1
-            if _completes(st):
-                waiting.add(t)
-                if len(waiting) > limit:
-                    return waiting
+    packed = (_packed(table, 0x10), _packed(table, 0x20), _packed(table, 0x30))
+    status = [_suit_status(packed[0]), _suit_status(packed[1]), _suit_status(packed[2]), _honor_status(table)]
+    for i in range(4):
+        others = status[:i] + status[i + 1:]
+        # a tile completes part i into sets and the pair when the other parts are sets only,
+        # or into sets only when exactly one other part holds the pair
+        need = 2 if others[0] & 1 and others[1] & 1 and others[2] & 1 else 0
+        for j in range(3):
+            if others[j] & 2 and others[(j + 1) % 3] & 1 and others[(j + 2) % 3] & 1:
+                need |= 1
+                break
+        if not need:
+            continue
+        if i == 3:
+            for t in range(TE, TP + 1):
+                if table[t]:
+                    table[t] += 1
+                    if _honor_status(table) & need:
+                        waiting.add(t)
+                    table[t] -= 1
+            continue
+        x = packed[i]
+        base = 0x11 + 0x10 * i
+        near = x | (x >> 3) | (x << 3)      # ranks holding a tile or next to one
+        for r in range(9):
+            if (near >> (3 * r)) & 7 and _suit_status(x + (1 << (3 * r))) & need:
+                waiting.add(base + r)
     return waiting
 
 
@@ -296,7 +323,7 @@ def is_unique_waiting(standing: list, tile_cnt: int, win_tile: int) -> bool:
     """Whether the hand before the win waited on one tile kind only (独听)."""
     table = list(standing)
     table[win_tile] -= 1
-    return len(waiting_tiles(table, tile_cnt, limit=1)) == 1
+    return len(waiting_tiles(table, tile_cnt)) == 1
 
 
 # ---------------------------------------------------------------- set fans
@@ -733,9 +760,8 @@ def _adjust_by_tiles_traits(unique, table, set_fans: bool = True) -> None:
         table[F.ALL_TERMINALS_AND_HONORS] = 1
 
 
-def _adjust_by_waiting_form(concealed_packs, win_tile, table) -> None:
-    if table[F.MELDED_HAND] or table[F.FOUR_KONGS]:
-        return
+def _waiting_form(concealed_packs, win_tile) -> int:
+    """边张 / 嵌张 / 单钓将 as the concealed packs place the winning tile (before the 独听 check)."""
     pos = 0
     for p in concealed_packs:
         kind = (p >> 8) & 0xF
@@ -748,11 +774,20 @@ def _adjust_by_waiting_form(concealed_packs, win_tile, table) -> None:
         elif kind == PAIR and t == win_tile:
             pos |= 4
     if pos & 1:
-        table[F.EDGE_WAIT] = 1
-    elif pos & 2:
-        table[F.CLOSED_WAIT] = 1
-    elif pos & 4:
-        table[F.SINGLE_WAIT] = 1
+        return F.EDGE_WAIT
+    if pos & 2:
+        return F.CLOSED_WAIT
+    if pos & 4:
+        return F.SINGLE_WAIT
+    return 0
+
+
+def _adjust_by_waiting_form(concealed_packs, win_tile, table) -> None:
+    if table[F.MELDED_HAND] or table[F.FOUR_KONGS]:
+        return
+    fan = _waiting_form(concealed_packs, win_tile)
+    if fan:
+        table[fan] = 1
 
 
 _EXCLUDES = {f.id: tuple(F.BY_KEY[k].id for k in f.excludes) for f in F.FANS}
@@ -790,8 +825,74 @@ def _adjust_by_winds(tile, prevalent, seat, table) -> None:
 
 # ---------------------------------------------------------------- regular hands
 
-def _regular_fan(packs, fixed_cnt, merged, unique, win_tile, win_flag, prevalent, seat,
+_STRUCT_MEMO: dict = {}
+_TRAITS_MEMO: dict = {}
+
+
+def _structure_fans(chow_mids: tuple, pung_tiles: tuple, pair_tile: int) -> tuple:
+    """The fans that depend only on which sets and pair a decomposition has (memoised):
+    pungs alone, combinations of sets, the pair, and the sets' traits."""
+    key = (chow_mids, pung_tiles, pair_tile)
+    found = _STRUCT_MEMO.get(key)
+    if found is not None:
+        return found
+    table = FanTable()
+    for t in pung_tiles:
+        if t in DRAGONS:
+            table[F.DRAGON_PUNG] += 1
+        elif t in TERMINALS or t in WINDS:
+            table[F.PUNG_OF_TERMINALS_OR_HONORS] += 1
+    chow_cnt = len(chow_mids)
+    if chow_cnt == 4:
+        if _three_suited_terminal_chows(chow_mids, pair_tile):
+            table[F.THREE_SUITED_TERMINAL_CHOWS] = 1
+        elif _pure_terminal_chows(chow_mids, pair_tile):
+            table[F.PURE_TERMINAL_CHOWS] = 1
+        else:
+            _four_chows(chow_mids, table)
+    elif chow_cnt == 3:
+        _three_chows(chow_mids, table)
+    elif chow_cnt == 2:
+        fan = two_chows_fan(chow_mids[0], chow_mids[1])
+        if fan:
+            table[fan] += 1
+        fan = two_pungs_fan(pung_tiles[0], pung_tiles[1])
+        if fan:
+            table[fan] += 1
+    elif chow_cnt == 1:
+        _three_pungs(pung_tiles, table)
+    else:
+        _four_pungs(pung_tiles, table)
+    _adjust_by_pair_tile(pair_tile, chow_cnt, table)
+    packs = [(CHOW << 8) | t for t in chow_mids] + [(PUNG << 8) | t for t in pung_tiles] + [(PAIR << 8) | pair_tile]
+    _adjust_by_packs_traits(packs, table)
+    if len(_STRUCT_MEMO) > 200_000:
+        _STRUCT_MEMO.clear()
+    found = _STRUCT_MEMO[key] = tuple((f, n) for f, n in table.items() if n)
+    return found
+
+
+def _traits_fans(unique: tuple, seven_pairs_set_fans: bool = True) -> tuple:
+    """The fans that depend only on which tile kinds the hand holds (memoised)."""
+    key = (unique, seven_pairs_set_fans)
+    found = _TRAITS_MEMO.get(key)
+    if found is not None:
+        return found
+    table = FanTable()
+    _adjust_by_suits(unique, table)
+    _adjust_by_tiles_traits(unique, table)
+    _adjust_by_rank_range(unique, table)
+    if len(_TRAITS_MEMO) > 200_000:
+        _TRAITS_MEMO.clear()
+    found = _TRAITS_MEMO[key] = tuple((f, n) for f, n in table.items() if n)
+    return found
+
+
+def _regular_fan(packs, fixed_cnt, hog, unique, win_tile, win_flag, prevalent, seat,
                  unique_waiting, opts: Options, table) -> None:
+    """Score one decomposition (4 sets + pair, fixed packs first) into `table`.
+    hog: tile kinds held four times outside kongs (四归一 candidates); unique: tuple of tile kinds;
+    unique_waiting: a function answering whether the hand waited on one tile only (独听)."""
     pair_tile = 0
     chows: list = []
     pungs: list = []
@@ -813,7 +914,7 @@ def _regular_fan(packs, fixed_cnt, merged, unique, win_tile, win_flag, prevalent
         else:
             pair_tile = p & 0xFF
     _adjust_by_win_flag(win_flag, table)
-    if not win_flag & WIN_SELF_DRAWN:
+    if not win_flag & WIN_SELF_DRAWN and concealed_pungs:
         # a pung completed by a discard is not concealed, unless a concealed chow could take the tile
         if not any(not c & 0x3000 and (c & 0xFF) - 1 <= win_tile <= (c & 0xFF) + 1 for c in chows):
             for p in pungs:
@@ -823,44 +924,18 @@ def _regular_fan(packs, fixed_cnt, merged, unique, win_tile, win_flag, prevalent
         _kongs(concealed_pungs, melded_kongs, concealed_kongs, table, opts)
         if len(pungs) == 4 and not table[F.FOUR_KONGS] and not table[F.FOUR_CONCEALED_PUNGS]:
             table[F.ALL_PUNGS] = 1
-        for p in pungs:
-            t = p & 0xFF
-            if t in DRAGONS:
-                table[F.DRAGON_PUNG] += 1
-            elif t in TERMINALS or t in WINDS:
-                table[F.PUNG_OF_TERMINALS_OR_HONORS] += 1
-    chow_cnt = len(chows)
-    if chow_cnt == 4:
-        mids = [c & 0xFF for c in chows]
-        if _three_suited_terminal_chows(mids, pair_tile):
-            table[F.THREE_SUITED_TERMINAL_CHOWS] = 1
-        elif _pure_terminal_chows(mids, pair_tile):
-            table[F.PURE_TERMINAL_CHOWS] = 1
-        else:
-            _four_chows(sorted(mids), table)
-    elif chow_cnt == 3:
-        _three_chows(sorted(c & 0xFF for c in chows), table)
-    elif chow_cnt == 2:
-        fan = two_chows_fan(chows[0] & 0xFF, chows[1] & 0xFF)
-        if fan:
-            table[fan] += 1
-        fan = two_pungs_fan(pungs[0] & 0xFF, pungs[1] & 0xFF)
-        if fan:
-            table[fan] += 1
-    elif chow_cnt == 1:
-        _three_pungs(sorted(p & 0xFF for p in pungs), table)
-    else:
-        _four_pungs(sorted(p & 0xFF for p in pungs), table)
+    for fan, n in _structure_fans(tuple(sorted(c & 0xFF for c in chows)), tuple(sorted(p & 0xFF for p in pungs)),
+                                  pair_tile):
+        table[fan] = n
     _adjust_by_self_drawn(packs, fixed_cnt, bool(win_flag & WIN_SELF_DRAWN), table)
-    _adjust_by_pair_tile(pair_tile, chow_cnt, table)
-    _adjust_by_packs_traits(packs, table)
-    _adjust_by_suits(unique, table)
-    _adjust_by_tiles_traits(unique, table)
-    _adjust_by_rank_range(unique, table)
-    if not table[F.QUADRUPLE_CHOW]:
-        table[F.TILE_HOG] = sum(1 for t in unique if merged[t] == 4) - melded_kongs - concealed_kongs
-    if unique_waiting:
-        _adjust_by_waiting_form(packs[fixed_cnt:], win_tile, table)
+    for fan, n in _traits_fans(unique):
+        table[fan] = n
+    if hog and not table[F.QUADRUPLE_CHOW]:
+        table[F.TILE_HOG] = hog
+    if not table[F.MELDED_HAND] and not table[F.FOUR_KONGS]:
+        fan = _waiting_form(packs[fixed_cnt:], win_tile)
+        if fan and unique_waiting():
+            table[fan] = 1
     apply_exclusions(table)
     if not table[F.BIG_FOUR_WINDS]:
         for p in pungs:
@@ -876,6 +951,9 @@ def _regular_fan(packs, fixed_cnt, merged, unique, win_tile, win_flag, prevalent
 def _knitted_straight_fan(fixed_packs, fixed_table, standing, win_tile, win_flag, prevalent, seat,
                           opts: Options, table):
     """组合龙 with one more set and a pair (门清 or with one meld); returns the packs or None."""
+    if not (standing[0x11] and standing[0x14] and standing[0x17] or standing[0x12] and standing[0x15]
+            and standing[0x18] or standing[0x13] and standing[0x16] and standing[0x19]):
+        return None     # no 147, 258 or 369 of characters: no 组合龙
     if not any(n > 1 for n in standing):
         return None
     seq = next((s for s in KNITTED_STRAIGHTS if all(standing[t] for t in s)), None)
@@ -958,7 +1036,7 @@ def _seven_shifted_pairs(standing, suit) -> bool:
 
 
 def _special_form_fan(standing, win_tile, unique, win_flag, opts: Options, table):
-    if all(n % 2 == 0 for n in standing):
+    if not any(standing[t] & 1 for t in unique):
         suit = win_tile >> 4
         if _seven_shifted_pairs(standing, suit):
             table[F.SEVEN_SHIFTED_PAIRS] = 1
@@ -1061,7 +1139,7 @@ def calculate(fixed_packs: list, standing_tiles: list, win_tile: int, win_flag: 
     for t in standing_tiles:
         standing[t] += 1
     standing[win_tile] += 1
-    unique = [t for t in ALL_TILES if fixed_table[t] or standing[t]]
+    unique = tuple([t for t in ALL_TILES if standing[t] or fixed_table[t]])
     if standing[win_tile] != 1:
         win_flag &= ~WIN_LAST_TILE
     if fixed_table[win_tile] == 3:
@@ -1089,11 +1167,18 @@ def calculate(fixed_packs: list, standing_tiles: list, win_tile: int, win_flag: 
         best = sum(values[f] * n for f, n in best_table.items())
     seven_pairs = bool(best_table[F.SEVEN_PAIRS])
     if best == 0 or seven_pairs:
-        unique_waiting = is_unique_waiting(standing, len(standing_tiles), win_tile)
-        merged = [a + b for a, b in zip(standing, fixed_table)]
+        waits: list = []
+
+        def unique_waiting() -> bool:
+            if not waits:
+                waits.append(is_unique_waiting(standing, len(standing_tiles), win_tile))
+            return waits[0]
+
+        kongs = sum(1 for p in fixed_packs if (p >> 8) & 0xF == KONG)
+        hog = [standing[t] + fixed_table[t] for t in unique].count(4) - kongs
         for packs in divisions_of(standing, fixed_packs):
             table = FanTable()
-            _regular_fan(packs, fixed_cnt, merged, unique, win_tile, win_flag, prevalent, seat,
+            _regular_fan(packs, fixed_cnt, hog, unique, win_tile, win_flag, prevalent, seat,
                          unique_waiting, opts, table)
             total = sum(values[f] * n for f, n in table.items())
             if total > best or (total == best and (table[F.PURE_TRIPLE_CHOW] == 1 or seven_pairs
@@ -1112,3 +1197,7 @@ POINTS = [0] + [f.points for f in F.FANS]
 def clear_caches() -> None:
     """Forget the memoised suit decompositions (benchmarks time a cold start with it)."""
     _SUIT_MEMO.clear()
+    _STATUS_MEMO.clear()
+    _STATUS_MEMO[0] = 1
+    _STRUCT_MEMO.clear()
+    _TRAITS_MEMO.clear()

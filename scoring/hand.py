@@ -10,7 +10,7 @@ from collections import Counter
 
 from .errors import HandError
 from .notation import CONTEXT_DEFAULTS, wind_letter
-from .tiles import FLOWER_TILES, GLYPHS, SUIT_TILES, glyphs, name_en
+from .tiles import CODE_TO_INT, FLOWER_TILES, GLYPHS, INT_TO_CODE, SUIT_TILES, glyphs, name_en
 
 BOOL_CONTEXT_KEYS = ("self_drawn", "last_tile", "kong_replacement", "robbing_kong", "fourth_tile")
 WIND_CONTEXT_KEYS = ("seat_wind", "prevalent_wind")
@@ -111,8 +111,100 @@ def validate_context(raw, extra_keys=frozenset()) -> dict:
     return context
 
 
+_HAND_KEYS = frozenset(("concealed", "melds", "win_tile", "flowers", "context"))
+_MELD_KEYS = frozenset(("kind", "tiles", "exposed", "claimed", "from"))
+_PLAYING = frozenset(CODE_TO_INT)
+_FLOWERS = frozenset(FLOWER_TILES)
+_WIND_LETTERS = frozenset("ESWN")
+
+
 def validate_hand(hand, extra_context_keys=frozenset()) -> dict:
     """Check a hand JSON dict and return it normalised (melds sorted inside, context complete)."""
+    try:
+        valid = _validate_common_case(hand)
+    except TypeError:   # an unhashable or odd value somewhere: the thorough path names it
+        valid = None
+    if valid is None:
+        valid = _validate_thoroughly(hand, extra_context_keys)
+    _check_context_consistency(valid["context"], valid["concealed"], valid["win_tile"], valid["melds"])
+    return valid
+
+
+def _validate_common_case(hand) -> dict | None:
+    """The same result as the thorough path for a well-formed hand, quickly; None when anything is
+    unusual (then the thorough path decides, with the error a player understands)."""
+    if type(hand) is not dict or not _HAND_KEYS.issuperset(hand):
+        return None
+    concealed = hand.get("concealed")
+    win = hand.get("win_tile")
+    raw_melds = hand.get("melds") or []
+    if type(concealed) is not list or win not in _PLAYING or type(raw_melds) is not list or len(raw_melds) > 4:
+        return None
+    if len(concealed) != 13 - 3 * len(raw_melds) or not _PLAYING.issuperset(concealed):
+        return None
+    flowers = hand.get("flowers") or []
+    if flowers and (type(flowers) is not list or not _FLOWERS.issuperset(flowers)
+                    or len(set(flowers)) != len(flowers)):
+        return None
+    counts: dict = {}
+    for t in concealed:
+        counts[t] = counts.get(t, 0) + 1
+    counts[win] = counts.get(win, 0) + 1
+    melds = []
+    for raw in raw_melds:
+        if type(raw) is not dict or not _MELD_KEYS.issuperset(raw):
+            return None
+        kind = raw.get("kind")
+        tiles = raw.get("tiles")
+        exposed = raw.get("exposed", True)
+        size = MELD_KINDS.get(kind)
+        if size is None or type(tiles) is not list or len(tiles) != size or type(exposed) is not bool \
+                or not _PLAYING.issuperset(tiles):
+            return None
+        if kind == "chow":
+            ints = sorted([CODE_TO_INT[t] for t in tiles])
+            if not exposed or ints[0] > 0x40 or ints[1] != ints[0] + 1 or ints[2] != ints[0] + 2:
+                return None
+            tiles = [INT_TO_CODE[i] for i in ints]
+        elif tiles.count(tiles[0]) != size or (not exposed and kind != "kong"):
+            return None
+        else:
+            tiles = list(tiles)
+        meld = {"kind": kind, "tiles": tiles, "exposed": exposed}
+        claimed = raw.get("claimed")
+        if claimed is not None:
+            if claimed not in tiles or not exposed:
+                return None
+            meld["claimed"] = claimed
+        source = raw.get("from")
+        if source is not None:
+            if source not in SOURCES or not exposed or (kind == "chow" and source != "left"):
+                return None
+            meld["from"] = source
+        for t in tiles:
+            counts[t] = counts.get(t, 0) + 1
+        melds.append(meld)
+    if max(counts.values()) > 4:
+        return None
+    raw_context = hand.get("context")
+    context = dict(CONTEXT_DEFAULTS)
+    if raw_context:
+        if type(raw_context) is not dict or not BASE_CONTEXT_KEYS.issuperset(raw_context):
+            return None
+        for key, value in raw_context.items():
+            if key in WIND_CONTEXT_KEYS:
+                if value not in _WIND_LETTERS:
+                    return None
+            elif type(value) is not bool:
+                return None
+            context[key] = value
+    elif raw_context is not None and raw_context != {}:
+        return None
+    return {"concealed": list(concealed), "melds": melds, "win_tile": win, "flowers": list(flowers),
+            "context": context}
+
+
+def _validate_thoroughly(hand, extra_context_keys=frozenset()) -> dict:
     if not isinstance(hand, dict):
         raise HandError("invalid_hand", "a hand is a JSON object with concealed, melds, win_tile, flowers, context")
     unknown_fields = sorted(set(hand) - {"concealed", "melds", "win_tile", "flowers", "context"})
@@ -164,7 +256,6 @@ def validate_hand(hand, extra_context_keys=frozenset()) -> dict:
                         f"with {len(melds)} meld{'s' if len(melds) != 1 else ''}), "
                         f"here {len(concealed)} concealed")
     context = validate_context(hand.get("context"), extra_context_keys)
-    _check_context_consistency(context, concealed, win, melds)
     return {"concealed": concealed, "melds": melds, "win_tile": win, "flowers": flowers, "context": context}
 
 

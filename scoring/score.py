@@ -58,23 +58,25 @@ def fan_table_of(hand: dict, ruleset: RuleSet) -> tuple:
 def score_validated(hand: dict, ruleset: RuleSet) -> dict:
     table, explanation = fan_table_of(hand, ruleset)
     flowers = len(hand["flowers"])
-    table = dict(table)
-    table[F.FLOWER_TILES] = flowers
-    groups = _groups(hand, explanation)
+    groups, win_index = _groups(hand, explanation)
     values = points_of(ruleset)
     fans = []
-    for fan_id, count in sorted(table.items()):
-        if not count:
-            continue
+    total = 0
+    fan_ids = sorted(f for f, n in table.items() if n)
+    if flowers:
+        fan_ids.append(F.FLOWER_TILES)
+    for fan_id in fan_ids:
+        count = flowers if fan_id == F.FLOWER_TILES else table[fan_id]
         fan = F.BY_ID[fan_id]
-        tiles = explain_fan(fan_id, count, groups, hand)
+        points = values[fan_id]
+        tiles = explain_fan(fan_id, count, groups, win_index, hand)
+        total += points * count
         fans.append({
-            "id": fan.id, "key": fan.key, "name_zh": fan.name_zh, "name_en": fan.name_en,
-            "points": values[fan_id], "count": count, "tiles": tiles,
-            "text": f"{fan.name_zh} {values[fan_id]}{'×%d' % count if count > 1 else ''} "
-                    f"({', '.join(''.join(GLYPHS[t] for t in g) for g in tiles)})",
+            "id": fan_id, "key": fan.key, "name_zh": fan.name_zh, "name_en": fan.name_en,
+            "points": points, "count": count, "tiles": [list(t) for t in tiles],
+            "text": f"{fan.name_zh} {points}{'×%d' % count if count > 1 else ''} "
+                    f"({', '.join([_glyphs(t) for t in tiles])})",
         })
-    total = sum(f["points"] * f["count"] for f in fans)
     return {
         "total": total,
         "meets_minimum": total - flowers >= ruleset.minimum,
@@ -83,58 +85,62 @@ def score_validated(hand: dict, ruleset: RuleSet) -> dict:
         "unit": ruleset.unit,
         "fans": fans,
         "form": explanation["form"],
-        "melds": [{k: v for k, v in g.items() if not k.startswith("_")} for g in groups],
+        "melds": [{"kind": kind, "tiles": list(tiles), "exposed": exposed} for kind, tiles, exposed in groups],
         "hand": hand,
         "text": format_hand(hand),
     }
 
 
 # ---------------------------------------------------------------- explanations
+# A group is (kind, tiles as a tuple of codes, exposed); fans name tuples of codes.
 
-def _group(kind, tiles, exposed=False, **extra) -> dict:
-    g = {"kind": kind, "tiles": list(tiles), "exposed": exposed}
-    g.update(extra)
-    return g
+_GLYPHS: dict = {}
 
 
-def _groups(hand: dict, explanation: dict) -> list:
-    """The decomposition the score was counted on, as plain groups of tile codes."""
+def _glyphs(tiles: tuple) -> str:
+    text = _GLYPHS.get(tiles)
+    if text is None:
+        text = _GLYPHS[tiles] = "".join([GLYPHS[t] for t in tiles])
+    return text
+
+
+_PACK_GROUPS: dict = {}
+
+
+def _pack_group(pack: int) -> tuple:
+    group = _PACK_GROUPS.get(pack)
+    if group is None:
+        kind = C.pack_type(pack)
+        t = C.pack_tile(pack)
+        ints = (t - 1, t, t + 1) if kind == C.CHOW else (t,) * {C.PUNG: 3, C.KONG: 4, C.PAIR: 2}[kind]
+        group = _PACK_GROUPS[pack] = (_KIND_OF[kind], tuple(INT_TO_CODE[x] for x in ints), C.pack_melded(pack))
+    return group
+
+
+def _groups(hand: dict, explanation: dict) -> tuple:
+    """The decomposition the score was counted on, and the index of the group the winning tile
+    completed (-1 when the form has no such group)."""
     form = explanation["form"]
     win = hand["win_tile"]
     if form in ("regular", "knitted_straight"):
-        groups = []
+        groups = [_pack_group(p) for p in explanation["packs"]]
         if form == "knitted_straight":
-            groups.append(_group("knitted", [INT_TO_CODE[t] for t in explanation["knitted"]]))
-        for p in explanation["packs"]:
-            kind = C.pack_type(p)
-            t = C.pack_tile(p)
-            tiles = [t - 1, t, t + 1] if kind == C.CHOW else [t] * {C.PUNG: 3, C.KONG: 4, C.PAIR: 2}[kind]
-            groups.append(_group(_KIND_OF[kind], [INT_TO_CODE[x] for x in tiles], C.pack_melded(p)))
-        _mark_win_group(groups, hand)
-        return groups
-    tiles = sorted(hand["concealed"] + [win], key=lambda c: CODE_TO_INT[c])
+            groups.insert(0, ("knitted", tuple(INT_TO_CODE[t] for t in explanation["knitted"]), False))
+        return groups, _win_group(groups, win)
+    tiles = tuple(sorted(hand["concealed"] + [win], key=CODE_TO_INT.__getitem__))
     if form in ("seven_pairs", "seven_shifted_pairs"):
-        return [_group("pair", tiles[i:i + 2]) for i in range(0, 14, 2)]
-    return [_group(form, tiles)]
+        groups = [("pair", tiles[i:i + 2], False) for i in range(0, 14, 2)]
+        return groups, _win_group(groups, win)
+    return [(form, tiles, False)], 0
 
 
-def _mark_win_group(groups: list, hand: dict) -> None:
-    """Mark the concealed group that the winning tile completed (chow first, as the waits are read)."""
-    win = hand["win_tile"]
-    concealed = [g for g in groups if not g["exposed"] and win in g["tiles"]]
-    for kind in ("chow", "pair", "knitted", "pung", "kong"):
-        for g in concealed:
-            if g["kind"] == kind:
-                g["_win"] = True
-                return
-
-
-def _sets(groups, *kinds):
-    return [g for g in groups if g["kind"] in kinds]
-
-
-def _mid(g) -> int:
-    return CODE_TO_INT[g["tiles"][1]] if g["kind"] == "chow" else CODE_TO_INT[g["tiles"][0]]
+def _win_group(groups: list, win: str) -> int:
+    """The concealed group the winning tile completed (a chow first, as the waits are read)."""
+    for wanted in ("chow", "pair", "knitted", "pung", "kong"):
+        for i, (kind, tiles, exposed) in enumerate(groups):
+            if kind == wanted and not exposed and win in tiles:
+                return i
+    return -1
 
 
 def _pick(candidates, count) -> list:
@@ -143,15 +149,15 @@ def _pick(candidates, count) -> list:
     for combo in candidates:
         if len(chosen) == count:
             break
-        if not any(id(g) in used for g in combo):
+        if not used.intersection(combo):
             chosen.append(combo)
-            used.update(id(g) for g in combo)
+            used.update(combo)
     for combo in candidates:
         if len(chosen) == count:
             break
         if combo not in chosen:
             chosen.append(combo)
-    return [g["tiles"] for combo in chosen for g in combo]
+    return [g for combo in chosen for g in combo]
 
 
 _TWO_CHOW_FANS = {F.PURE_DOUBLE_CHOW, F.MIXED_DOUBLE_CHOW, F.SHORT_STRAIGHT, F.TWO_TERMINAL_CHOWS}
@@ -174,69 +180,73 @@ def _three_pungs_ok(fan_id, mids) -> bool:
     return C._three_pungs_fan(*sorted(mids)) == fan_id
 
 
-def explain_fan(fan_id: int, count: int, groups: list, hand: dict) -> list:
-    """The tiles (groups of codes) a fan is counted on."""
+def _mid(group) -> int:
+    return CODE_TO_INT[group[1][1]]
+
+
+def explain_fan(fan_id: int, count: int, groups: list, win_index: int, hand: dict) -> list:
+    """The tiles (tuples of codes) a fan is counted on."""
     if fan_id == F.FLOWER_TILES:
-        return [list(hand["flowers"])]
+        return [tuple(hand["flowers"])]
     if fan_id in _WIN_FANS:
-        return [[hand["win_tile"]]]
+        return [(hand["win_tile"],)]
     if fan_id in _WAIT_FANS:
-        return [g["tiles"] for g in groups if g.get("_win")] or [[hand["win_tile"]]]
-    chows = _sets(groups, "chow")
-    pungs = _sets(groups, "pung", "kong")
-    if fan_id in _TWO_CHOW_FANS:
-        cands = [c for c in combinations(chows, 2) if C.two_chows_fan(_mid(c[0]), _mid(c[1])) == fan_id]
+        return [groups[win_index][1]] if win_index >= 0 else [(hand["win_tile"],)]
+    if fan_id in _TWO_CHOW_FANS or fan_id in _THREE_CHOW_FANS:
+        chows = [i for i, g in enumerate(groups) if g[0] == "chow"]
+        mids = {i: _mid(groups[i]) for i in chows}
+        if fan_id in _TWO_CHOW_FANS:
+            cands = [c for c in combinations(chows, 2) if C.two_chows_fan(mids[c[0]], mids[c[1]]) == fan_id]
+        else:
+            cands = [c for c in combinations(chows, 3)
+                     if C._three_chows_fan(*sorted(mids[i] for i in c)) == fan_id]
         if cands:
-            return _pick(cands, count)
-    if fan_id in _THREE_CHOW_FANS:
-        cands = [c for c in combinations(chows, 3) if C._three_chows_fan(*sorted(map(_mid, c))) == fan_id]
-        if cands:
-            return _pick(cands, count)
+            return [groups[i][1] for i in _pick(cands, count)]
     if fan_id in _FOUR_CHOW_FANS:
-        return [g["tiles"] for g in chows + _sets(groups, "pair")]
+        return [g[1] for g in groups if g[0] in ("chow", "pair")]
+    pungs = [i for i, g in enumerate(groups) if g[0] in ("pung", "kong")]
     if fan_id in _PUNG_SET_FANS:
         n = _PUNG_SET_FANS[fan_id]
+        mids = {i: _mid(groups[i]) for i in pungs}
         if n == 2:
-            cands = [c for c in combinations(pungs, 2) if C.two_pungs_fan(_mid(c[0]), _mid(c[1])) == fan_id]
+            cands = [c for c in combinations(pungs, 2) if C.two_pungs_fan(mids[c[0]], mids[c[1]]) == fan_id]
         elif n == 3:
-            cands = [c for c in combinations(pungs, 3) if _three_pungs_ok(fan_id, map(_mid, c))]
+            cands = [c for c in combinations(pungs, 3) if _three_pungs_ok(fan_id, [mids[i] for i in c])]
         else:
             cands = [tuple(pungs)]
         if cands:
-            return _pick(cands, count)
+            return [groups[i][1] for i in _pick(cands, count)]
     if fan_id in (F.LITTLE_THREE_DRAGONS, F.LITTLE_FOUR_WINDS):
         honours = C.DRAGONS if fan_id == F.LITTLE_THREE_DRAGONS else C.WINDS
-        return [g["tiles"] for g in pungs + _sets(groups, "pair") if _mid(g) in honours]
+        return [g[1] for g in groups if g[0] in ("pung", "kong", "pair") and _mid(g) in honours]
     if fan_id == F.DRAGON_PUNG:
-        return [g["tiles"] for g in pungs if _mid(g) in C.DRAGONS][:count]
+        return [groups[i][1] for i in pungs if _mid(groups[i]) in C.DRAGONS][:count]
     if fan_id in (F.PREVALENT_WIND, F.SEAT_WIND):
         wind = hand["context"]["prevalent_wind" if fan_id == F.PREVALENT_WIND else "seat_wind"]
         code = "F%d" % (WINDS.index(wind) + 1)
-        return [g["tiles"] for g in pungs if g["tiles"][0] == code]
+        return [groups[i][1] for i in pungs if groups[i][1][0] == code]
     if fan_id == F.PUNG_OF_TERMINALS_OR_HONORS:
         ctx = hand["context"]
         special = {"F%d" % (WINDS.index(ctx["prevalent_wind"]) + 1), "F%d" % (WINDS.index(ctx["seat_wind"]) + 1)}
-        found = [g["tiles"] for g in pungs if _mid(g) in C.TERMINALS or _mid(g) in C.WINDS]
+        found = [groups[i][1] for i in pungs if _mid(groups[i]) in C.TERMINALS or _mid(groups[i]) in C.WINDS]
         plain = [t for t in found if t[0] not in special]
         return (plain + [t for t in found if t[0] in special])[:count]
     if fan_id in _KONG_FANS:
         want = _KONG_FANS[fan_id]
-        return [g["tiles"] for g in _sets(groups, "kong") if want is None or g["exposed"] == want]
+        return [g[1] for g in groups if g[0] == "kong" and (want is None or g[2] == want)]
     if fan_id in (F.TWO_CONCEALED_PUNGS, F.THREE_CONCEALED_PUNGS, F.FOUR_CONCEALED_PUNGS):
-        concealed = [g for g in pungs if not g["exposed"]]
+        concealed = [i for i in pungs if not groups[i][2]]
         if not hand["context"]["self_drawn"]:
-            concealed = [g for g in concealed if not g.get("_win") or g["kind"] == "kong"] or concealed
-        return [g["tiles"] for g in concealed] or [g["tiles"] for g in groups]
+            concealed = [i for i in concealed if i != win_index or groups[i][0] == "kong"] or concealed
+        return [groups[i][1] for i in concealed] or [g[1] for g in groups]
     if fan_id == F.TILE_HOG:
         counts: dict = {}
         for g in groups:
-            for t in g["tiles"]:
+            for t in g[1]:
                 counts[t] = counts.get(t, 0) + 1
-        kong_tiles = {g["tiles"][0] for g in _sets(groups, "kong")}
-        return [[t] * 4 for t, n in counts.items() if n == 4 and t not in kong_tiles][:count] or \
-            [[t] * 4 for t, n in counts.items() if n == 4][:count]
-    if fan_id == F.KNITTED_STRAIGHT:
-        knitted = _sets(groups, "knitted")
-        if knitted:
-            return [knitted[0]["tiles"]]
-    return [g["tiles"] for g in groups]
+        kong_tiles = {g[1][0] for g in groups if g[0] == "kong"}
+        return [(t,) * 4 for t, n in counts.items() if n == 4 and t not in kong_tiles][:count] or \
+            [(t,) * 4 for t, n in counts.items() if n == 4][:count]
+    if fan_id == F.KNITTED_STRAIGHT and groups[0][0] == "knitted":
+        return [groups[0][1]]
+    return [g[1] for g in groups]

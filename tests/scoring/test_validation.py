@@ -110,3 +110,17 @@ def test_rule_set_context_keys_are_accepted_only_when_declared():
         assert error_of(hand(context={"dealer": True}), "mcr") == "unknown_context_key"
     finally:
         _REGISTRY.pop("test-dealer")
+
+
+def test_quick_and_thorough_validation_agree():
+    import random
+    from scoring.generate import random_winning_hand
+    from scoring.hand import _validate_common_case, _validate_thoroughly
+    rng = random.Random(9)
+    for _ in range(300):
+        h = random_winning_hand(rng)
+        quick = _validate_common_case(h)
+        assert quick is not None and quick == _validate_thoroughly(h)
+    odd = hand(context={"seat_wind": "south"})
+    assert _validate_common_case(odd) is None
+    assert score_hand(odd)["hand"]["context"]["seat_wind"] == "S"
