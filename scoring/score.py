@@ -69,7 +69,7 @@ def score_validated(hand: dict, ruleset: RuleSet) -> dict:
         count = flowers if fan_id == F.FLOWER_TILES else table[fan_id]
         fan = F.BY_ID[fan_id]
         points = values[fan_id]
-        tiles = explain_fan(fan_id, count, groups, win_index, hand)
+        tiles = explain_fan(fan_id, count, groups, win_index, hand) or [g[1] for g in groups]
         total += points * count
         fans.append({
             "id": fan_id, "key": fan.key, "name_zh": fan.name_zh, "name_en": fan.name_en,

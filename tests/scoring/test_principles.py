@@ -64,3 +64,19 @@ def test_fans_name_their_tiles():
     assert pdc["tiles"] == [["W1", "W2", "W3"], ["W1", "W2", "W3"]]
     assert pdc["text"] == "一般高 1 (🀇🀈🀉, 🀇🀈🀉)"
     assert [m["kind"] for m in score["melds"]] == ["chow", "chow", "chow", "chow", "pair"]
+
+
+def test_every_fan_of_random_hands_names_tiles_and_totals_add_up():
+    import random
+    from scoring.generate import random_winning_hand
+    rng = random.Random(12)
+    for _ in range(300):
+        hand = random_winning_hand(rng)
+        for rules in ("mcr", "mcr-reference"):
+            score = score_hand(hand, rules)
+            assert score["total"] == sum(f["points"] * f["count"] for f in score["fans"])
+            for fan in score["fans"]:
+                assert fan["tiles"] and all(fan["tiles"]), (fan, hand)
+            melded = sorted(t for m in score["melds"] for t in m["tiles"])
+            held = sorted(hand["concealed"] + [hand["win_tile"]] + [t for m in hand["melds"] for t in m["tiles"]])
+            assert melded == held      # the decomposition shown covers exactly the hand's tiles
