@@ -1058,7 +1058,6 @@ def _special_form_fan(standing, win_tile, unique, win_flag, opts: Options, table
     n = len(unique)
     if n == 14:
         numbered = [t for t in unique if not t & 0xC0]
-        honors = [t for t in unique if t & 0xC0]
         if 7 <= len(numbered) <= 9 and any(set(numbered) <= set(s) for s in KNITTED_STRAIGHTS):
             if len(numbered) == 7:   # all seven honours present
                 table[F.GREATER_HONORS_AND_KNITTED_TILES] = 1
@@ -1068,7 +1067,6 @@ def _special_form_fan(standing, win_tile, unique, win_flag, opts: Options, table
                     table[F.KNITTED_STRAIGHT] = 1
             _adjust_by_win_flag(win_flag, table)
             return {"form": "honors_and_knitted"}
-        del honors
     if n == 13 and tuple(unique) == THIRTEEN_ORPHANS_SORTED:
         table[F.THIRTEEN_ORPHANS] = 1
         _adjust_by_win_flag(win_flag, table)

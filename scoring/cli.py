@@ -1,7 +1,6 @@
 """`fanshot score`, `fanshot score-check` and `fanshot score-bench`."""
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 

@@ -26,7 +26,6 @@ def run_differential(n: int, seed: int = 1, show: int = 5, out=None) -> dict:
     calc = _calculator()
     rng = random.Random(seed)
     disagree = 0
-    forms = Counter()
     fans_seen = Counter()
     started = time.perf_counter()
     for i in range(n):
@@ -47,5 +46,4 @@ def run_differential(n: int, seed: int = 1, show: int = 5, out=None) -> dict:
         out.write(f"{report['agree']}/{n} hands agree with pymahjonggb 1.4.0 "
                   f"({100 * report['agreement']:.3f}%, total and fan list), {report['fans_seen']} different fans "
                   f"seen, seed {seed}, {report['seconds']} s\n")
-    del forms
     return report

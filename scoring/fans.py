@@ -129,7 +129,8 @@ MCR_FAN_IDS = tuple(range(1, 82))   # the 81 fans of the rulebook
 globals().update({f.key: f.id for f in FANS})
 
 # Names the reference calculator (pymahjonggb) prints, where they differ from ours.
-REFERENCE_NAMES = {EDGE_WAIT: "独听・边张", CLOSED_WAIT: "独听・嵌张", SINGLE_WAIT: "独听・单钓"}  # noqa: F821
+REFERENCE_NAMES = {BY_KEY["EDGE_WAIT"].id: "独听・边张", BY_KEY["CLOSED_WAIT"].id: "独听・嵌张",
+                   BY_KEY["SINGLE_WAIT"].id: "独听・单钓"}
 
 
 def reference_name(fan_id: int) -> str:
