@@ -14,6 +14,8 @@ def _light_field(rng: np.random.Generator, gh: int, gw: int) -> tuple[np.ndarray
     level = rng.uniform(0.45, 0.8) if rng.random() < 0.12 else rng.uniform(0.8, 1.15)  # some dim rooms
     gain = cv2.resize(field, (gw, gh), interpolation=cv2.INTER_CUBIC) * level
     cast = rng.uniform(0.9, 1.1, 3).astype(np.float32)
+    if rng.random() < 0.3:  # warm indoor light
+        cast *= np.array([1.08, 1.0, 0.85], np.float32)
     gain3 = np.ascontiguousarray(gain[..., None] * cast[None, None, :])
     glare = np.zeros((gh, gw), np.float32)
     y, x = np.mgrid[0:gh, 0:gw].astype(np.float32)

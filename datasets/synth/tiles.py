@@ -37,6 +37,7 @@ class TileStyle:
     front_share: float = 0.55         # share of the body thickness that is the front (plate) layer
     radius: float = 0.12              # corner radius / face width
     margin: float = 0.08              # glyph margin / face width
+    stretch: float = 1.0              # glyph width / height, relative to the art's
     red_fives: float = 0.0            # chance of a red five (FluffyStuff art)
     _glyphs: dict = field(default_factory=dict)
 
@@ -88,7 +89,7 @@ def random_style(rng: random.Random, families: list[str] | None = None, cache: d
     weights = [3.0 if f == "procedural" else 1.6 if f.startswith("fluffy-regular") else
                0.7 if f == "fluffy-black" else 0.4 if f == "kde-jade" else 1.0 for f in families]
     family = rng.choices(families, weights)[0]
-    proc_seed = rng.randrange(24)  # a small pool of procedural styles, cached per process
+    proc_seed = rng.randrange(64)  # a pool of procedural styles, their glyphs cached per process
     cache = cache if cache is not None else {}
     if proc_seed not in cache:
         cache[proc_seed] = ProceduralFaces(random_params(random.Random(proc_seed)))
@@ -96,7 +97,7 @@ def random_style(rng: random.Random, families: list[str] | None = None, cache: d
     plate = rng.choice(IVORY)
     back = rng.choice(BACK_COLOURS)
     kw = dict(front_share=rng.uniform(0.35, 0.75), radius=rng.uniform(0.06, 0.16),
-              margin=rng.uniform(0.05, 0.12))
+              margin=rng.uniform(0.05, 0.12), stretch=rng.uniform(0.88, 1.12))
     if family == "procedural":
         return TileStyle(family, NoFaces(), fallback, plate, back, **kw)
     if family.startswith("fluffy"):
@@ -150,13 +151,13 @@ def _blank(colour: tuple, h: int, w: int) -> np.ndarray:
     return np.clip(plate * bevel(h, w), 0, 255).astype(np.uint8)
 
 
-def _draw_glyph(plate: np.ndarray, g: np.ndarray, margin: float) -> None:
+def _draw_glyph(plate: np.ndarray, g: np.ndarray, margin: float, stretch: float = 1.0) -> None:
     """Blend an RGBA glyph into the plate, fitted inside the margin and centred."""
     h, w = plate.shape[:2]
     m = max(1, int(margin * w))
     gh, gw = g.shape[:2]
-    scale = min((w - 2 * m) / gw, (h - 2 * m) / gh)
-    tw, th = max(1, int(round(gw * scale))), max(1, int(round(gh * scale)))
+    scale = min((w - 2 * m) / (gw * stretch), (h - 2 * m) / gh)
+    tw, th = max(1, int(round(gw * stretch * scale))), max(1, int(round(gh * scale)))
     small = cv2.resize(g, (tw, th), interpolation=cv2.INTER_AREA)
     x0, y0 = (w - tw) // 2, (h - th) // 2
     a = small[..., 3:4].astype(np.float32) * (1 / 255)
@@ -177,7 +178,7 @@ def face_plate(style: TileStyle, code: str, w: int, h: int, rng: random.Random) 
         plate = _blank(tuple(style.plate), h, w).copy()
         g = style.glyph(code, red)
         if g is not None:  # None: a blank face (a Japanese-style white dragon)
-            _draw_glyph(plate, g, style.margin)
+            _draw_glyph(plate, g, style.margin, style.stretch)
     style._plates[key] = plate
     return plate
 
