@@ -41,7 +41,7 @@ def _validate_meld(i: int, raw) -> dict:
     if not isinstance(raw, dict):
         raise HandError("invalid_hand", f"{where} must be an object with 'kind' and 'tiles'")
     kind = raw.get("kind")
-    if kind not in MELD_KINDS:
+    if not isinstance(kind, str) or kind not in MELD_KINDS:
         raise HandError("impossible_meld", f"{where}: kind {kind!r} is not chow, pung or kong")
     tiles = _tile_list(raw.get("tiles"), f"{where} tiles")
     _check_codes(tiles, where)
@@ -69,14 +69,14 @@ def _validate_meld(i: int, raw) -> dict:
     meld = {"kind": kind, "tiles": tiles, "exposed": exposed}
     claimed = raw.get("claimed")
     if claimed is not None:
-        if claimed not in tiles:
+        if not isinstance(claimed, str) or claimed not in tiles:
             raise HandError("impossible_meld", f"{where}: the claimed tile {claimed!r} is not one of its tiles")
         if not exposed:
             raise HandError("impossible_meld", f"{where}: a concealed kong has no claimed tile")
         meld["claimed"] = claimed
     source = raw.get("from")
     if source is not None:
-        if source not in SOURCES:
+        if not isinstance(source, str) or source not in SOURCES:
             raise HandError("impossible_meld", f"{where}: 'from' must be left, across or right, not {source!r}")
         if not exposed:
             raise HandError("impossible_meld", f"{where}: a concealed kong is not taken from anyone")

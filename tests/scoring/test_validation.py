@@ -124,3 +124,17 @@ def test_quick_and_thorough_validation_agree():
     odd = hand(context={"seat_wind": "south"})
     assert _validate_common_case(odd) is None
     assert score_hand(odd)["hand"]["context"]["seat_wind"] == "S"
+
+
+@pytest.mark.parametrize("meld", [
+    {"kind": ["chow"], "tiles": ["W1", "W2", "W3"]},
+    {"kind": "chow", "tiles": ["W1", "W2", "W3"], "claimed": ["W1"]},
+    {"kind": "chow", "tiles": ["W1", "W2", "W3"], "from": {"left": 1}},
+    {"kind": "chow", "tiles": [["W1"], "W2", "W3"]},
+    {"kind": "chow", "tiles": ["W1", "W2", "W3"], "exposed": "yes"},
+])
+def test_odd_json_values_are_hand_errors(meld):
+    h = hand(concealed=GOOD["concealed"][3:], melds=[meld])
+    error_of(h)
+    error_of(hand(context={"seat_wind": ["E"]}))
+    error_of(hand(flowers=[["H1"]]))
