@@ -38,6 +38,7 @@ class TileStyle:
     radius: float = 0.12              # corner radius / face width
     margin: float = 0.08              # glyph margin / face width
     stretch: float = 1.0              # glyph width / height, relative to the art's
+    sheen: float = 0.0                # glossy highlight on the faces (0: matte)
     red_fives: float = 0.0            # chance of a red five (FluffyStuff art)
     _glyphs: dict = field(default_factory=dict)
 
@@ -97,7 +98,8 @@ def random_style(rng: random.Random, families: list[str] | None = None, cache: d
     plate = rng.choice(IVORY)
     back = rng.choice(BACK_COLOURS)
     kw = dict(front_share=rng.uniform(0.35, 0.75), radius=rng.uniform(0.06, 0.16),
-              margin=rng.uniform(0.05, 0.12), stretch=rng.uniform(0.88, 1.12))
+              margin=rng.uniform(0.05, 0.12), stretch=rng.uniform(0.88, 1.12),
+              sheen=round(rng.choice([0.0, 0.0, rng.uniform(0.04, 0.2)]), 2))
     if family == "procedural":
         return TileStyle(family, NoFaces(), fallback, plate, back, **kw)
     if family.startswith("fluffy"):
@@ -144,11 +146,17 @@ def bevel(h: int, w: int) -> np.ndarray:
     return (shade + hl * (1 - d))[..., None].astype(np.float32)
 
 
-@functools.lru_cache(maxsize=256)
-def _blank(colour: tuple, h: int, w: int) -> np.ndarray:
+@functools.lru_cache(maxsize=512)
+def _blank(colour: tuple, h: int, w: int, sheen: float = 0.0) -> np.ndarray:
+    """A bevelled plate; `sheen` adds a glossy diagonal highlight (0: matte)."""
     plate = np.empty((h, w, 3), np.float32)
     plate[:] = colour
-    return np.clip(plate * bevel(h, w), 0, 255).astype(np.uint8)
+    plate *= bevel(h, w)
+    if sheen:
+        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+        band = np.exp(-(((x / w + y / h) - 0.7) ** 2) / 0.05)
+        plate += (255 * sheen * band)[..., None]
+    return np.clip(plate, 0, 255).astype(np.uint8)
 
 
 def _draw_glyph(plate: np.ndarray, g: np.ndarray, margin: float, stretch: float = 1.0) -> None:
@@ -173,9 +181,9 @@ def face_plate(style: TileStyle, code: str, w: int, h: int, rng: random.Random) 
     if key in style._plates:
         return style._plates[key]
     if code == "BACK":
-        plate = _blank(tuple(style.back), h, w)
+        plate = _blank(tuple(style.back), h, w, style.sheen)
     else:
-        plate = _blank(tuple(style.plate), h, w).copy()
+        plate = _blank(tuple(style.plate), h, w, style.sheen).copy()
         g = style.glyph(code, red)
         if g is not None:  # None: a blank face (a Japanese-style white dragon)
             _draw_glyph(plate, g, style.margin, style.stretch)
