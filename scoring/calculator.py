@@ -217,12 +217,12 @@ def divisions_of(standing: list, fixed_packs: list) -> list:
                 for d_sets, d_pair in parts[3]:
                     if (a_pair > 0) + (b_pair > 0) + (c_pair > 0) + (d_pair > 0) != 1:
                         continue
-                    sets = sorted(a_sets + b_sets + c_sets + d_sets, key=_eigen)
-                    found.append((tuple(_eigen(p) for p in sets), sets, a_pair | b_pair | c_pair | d_pair))
+                    found.append((a_sets + b_sets + c_sets + d_sets, a_pair | b_pair | c_pair | d_pair))
     if len(found) > 1:
-        found.sort(key=lambda f: f[0])
+        found = [(sorted(sets, key=_eigen), pair) for sets, pair in found]
+        found.sort(key=lambda f: [_eigen(p) for p in f[0]])
     fixed = list(fixed_packs)
-    return [fixed + sets + [(PAIR << 8) | pair] for _, sets, pair in found]
+    return [fixed + list(sets) + [(PAIR << 8) | pair] for sets, pair in found]
 
 
 # Waits only need to know whether a suit splits into sets, or into sets and a pair. A suit's
