@@ -4,6 +4,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from . import calculator as C
+from . import decompose as D
 from . import fans as F
 from .errors import HandError
 from .hand import validate_hand
@@ -12,7 +13,7 @@ from .rulesets import RuleSet, get_ruleset, points_of
 from .tiles import CODE_TO_INT, GLYPHS, INT_TO_CODE, WINDS
 
 _OFFER = {"left": 1, "across": 2, "right": 3}
-_KIND_OF = {C.CHOW: "chow", C.PUNG: "pung", C.KONG: "kong", C.PAIR: "pair"}
+_KIND_OF = {D.CHOW: "chow", D.PUNG: "pung", D.KONG: "kong", D.PAIR: "pair"}
 
 
 def score_hand(hand: dict, rules: str = "mcr") -> dict:
@@ -33,10 +34,10 @@ def hand_to_calculator(hand: dict) -> tuple:
         if kind == "chow":
             claimed = meld.get("claimed")
             offer = tiles.index(claimed) + 1 if claimed else 1
-            packs.append(C.make_pack(offer, C.CHOW, CODE_TO_INT[tiles[1]]))
+            packs.append(D.make_pack(offer, D.CHOW, CODE_TO_INT[tiles[1]]))
         else:
             offer = _OFFER.get(meld.get("from"), 1) if meld["exposed"] else 0
-            packs.append(C.make_pack(offer, C.KONG if kind == "kong" else C.PUNG, CODE_TO_INT[tiles[0]]))
+            packs.append(D.make_pack(offer, D.KONG if kind == "kong" else D.PUNG, CODE_TO_INT[tiles[0]]))
     ctx = hand["context"]
     flag = ((C.WIN_SELF_DRAWN if ctx["self_drawn"] else 0) | (C.WIN_LAST_TILE if ctx["fourth_tile"] else 0)
             | (C.WIN_KONG if ctx["kong_replacement"] or ctx["robbing_kong"] else 0)
@@ -110,10 +111,10 @@ _PACK_GROUPS: dict = {}
 def _pack_group(pack: int) -> tuple:
     group = _PACK_GROUPS.get(pack)
     if group is None:
-        kind = C.pack_type(pack)
-        t = C.pack_tile(pack)
-        ints = (t - 1, t, t + 1) if kind == C.CHOW else (t,) * {C.PUNG: 3, C.KONG: 4, C.PAIR: 2}[kind]
-        group = _PACK_GROUPS[pack] = (_KIND_OF[kind], tuple(INT_TO_CODE[x] for x in ints), C.pack_melded(pack))
+        kind = D.pack_type(pack)
+        t = D.pack_tile(pack)
+        ints = (t - 1, t, t + 1) if kind == D.CHOW else (t,) * {D.PUNG: 3, D.KONG: 4, D.PAIR: 2}[kind]
+        group = _PACK_GROUPS[pack] = (_KIND_OF[kind], tuple(INT_TO_CODE[x] for x in ints), D.pack_melded(pack))
     return group
 
 
@@ -177,7 +178,7 @@ _WAIT_FANS = {F.EDGE_WAIT, F.CLOSED_WAIT, F.SINGLE_WAIT}
 
 
 def _three_pungs_ok(fan_id, mids) -> bool:
-    return C._three_pungs_fan(*sorted(mids)) == fan_id
+    return C.three_pungs_fan(*sorted(mids)) == fan_id
 
 
 def _mid(group) -> int:
@@ -199,7 +200,7 @@ def explain_fan(fan_id: int, count: int, groups: list, win_index: int, hand: dic
             cands = [c for c in combinations(chows, 2) if C.two_chows_fan(mids[c[0]], mids[c[1]]) == fan_id]
         else:
             cands = [c for c in combinations(chows, 3)
-                     if C._three_chows_fan(*sorted(mids[i] for i in c)) == fan_id]
+                     if C.three_chows_fan(*sorted(mids[i] for i in c)) == fan_id]
         if cands:
             return [groups[i][1] for i in _pick(cands, count)]
     if fan_id in _FOUR_CHOW_FANS:
