@@ -61,3 +61,12 @@ def test_jsonl_all_good_exits_zero(tmp_path, capsys):
 def test_list_rules(capsys):
     code, out, _ = run(capsys, "score", "--list-rules")
     assert code == 0 and "mcr-reference" in out
+
+
+def test_check_and_bench_commands(capsys):
+    import pytest
+    pytest.importorskip("MahjongGB")
+    code, out, _ = run(capsys, "score-check", "--hands", "200", "--seed", "3")
+    assert code == 0 and "200/200 hands agree" in out
+    code, out, _ = run(capsys, "score-bench", "--hands", "100", "--repeat", "1")
+    assert code == 0 and "hands/s" in out and "of the reference" in out
