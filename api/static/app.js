@@ -10,6 +10,7 @@ const TEXT = {
     preparing: "准备照片…", uploading: "上传中", analyzing: "识别中…", hand: "手牌", concealed: "门前（暗手）", add_meld: "＋ 副露",
     meld: "副露", win_tile: "和牌", flowers: "花牌", conditions: "和牌条件",
     tap_hint: "点一张牌可以改牌、删除、移入副露或设为和牌。",
+    fan_hint: "点一行番种，看它算在哪几张牌上。",
     self_drawn: "自摸", last_tile: "海底（最后一张）", kong_replacement: "杠上开花", robbing_kong: "抢杠和",
     fourth_tile: "和绝张", seat_wind: "门风", prevalent_wind: "圈风", rules: "规则", fans: "番种", fan: "番种",
     points: "番", subtotal: "小计", total: "合计", close: "关闭", remove: "删除", set_win: "设为和牌",
@@ -24,7 +25,7 @@ const TEXT = {
     tagline: "MCR mahjong scorer", take_photo: "Take photo", pick_photo: "Pick from gallery",
     enter_by_hand: "Enter by hand", preparing: "Preparing the photo…", uploading: "Uploading", analyzing: "Reading the tiles…", hand: "Hand",
     concealed: "Concealed", add_meld: "+ Meld", meld: "Meld", win_tile: "Winning tile", flowers: "Flowers",
-    conditions: "How it was won", tap_hint: "Tap a tile to change it, remove it, move it or mark it as the winning tile.",
+    conditions: "How it was won", fan_hint: "Tap a fan to see the tiles it is counted on.", tap_hint: "Tap a tile to change it, remove it, move it or mark it as the winning tile.",
     self_drawn: "Self-drawn", last_tile: "Last tile", kong_replacement: "Kong replacement",
     robbing_kong: "Robbing the kong", fourth_tile: "Fourth tile", seat_wind: "Seat wind",
     prevalent_wind: "Prevalent wind", rules: "Rules", fans: "Fans", fan: "Fan", points: "Pts",
@@ -313,13 +314,32 @@ function renderScore(score, error) {
     row.insertCell().textContent = fan.points;
     row.insertCell().textContent = fan.count;
     row.insertCell().textContent = fan.points * fan.count;
+    row.addEventListener("click", () => {
+      const on = !row.classList.contains("picked");
+      for (const r of body.rows) r.classList.remove("picked");
+      row.classList.toggle("picked", on);
+      highlightTiles(on ? (fan.tiles || []).flat(Infinity) : []);
+    });
   }
+  highlightTiles([]);
   $("total").textContent = score.total;
   const unit = !score.unit || score.unit === "fan" ? (state.lang === "zh" ? "番" : "fan") : score.unit;
   $("points-head").textContent = !score.unit || score.unit === "fan" ? t("points") : score.unit;
   const minimum = score.minimum === undefined || score.minimum === null ? "" :
     t(score.meets_minimum ? "meets_min" : "below_min").replace("{n}", score.minimum).replace("{unit}", unit);
   $("minimum").textContent = minimum;
+}
+
+// Mark in the hand the tiles a fan is counted on (one hand tile per listed tile).
+function highlightTiles(codes) {
+  const wanted = {};
+  for (const code of codes) wanted[code] = (wanted[code] || 0) + 1;
+  for (const el of document.querySelectorAll("#hand .tile[data-tile]")) {
+    const code = el.dataset.tile;
+    const hit = wanted[code] > 0;
+    if (hit) wanted[code] -= 1;
+    el.classList.toggle("hl", hit);
+  }
 }
 
 function renderAnalysis() {

@@ -168,6 +168,9 @@ def test_a_hand_entered_by_hand_is_scored_at_once_on_every_change(page):
     expected = score_of(state["hand"], state["context"])
     assert shown_total(page) == str(expected["total"])
     assert "清龙" in fan_names(page)
+    page.locator("#fan-table tbody tr", has_text="清龙").click()  # the tiles a fan is counted on
+    highlighted = page.locator("#hand .tile.hl").evaluate_all("els => els.map(e => e.dataset.tile)")
+    assert highlighted == [f"W{n}" for n in range(1, 10)]
 
     page.check("#ctx-self_drawn")  # a win condition switch re-scores too
     state = shown_hand(page)
