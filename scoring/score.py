@@ -66,17 +66,25 @@ def score_validated(hand: dict, ruleset: RuleSet) -> dict:
     fan_ids = sorted(f for f, n in table.items() if n)
     if flowers:
         fan_ids.append(F.FLOWER_TILES)
+    whole = [g[1] for g in groups]             # the tiles of fans counted on the whole hand
+    whole_text = None
     for fan_id in fan_ids:
         count = flowers if fan_id == F.FLOWER_TILES else table[fan_id]
         fan = F.BY_ID[fan_id]
         points = values[fan_id]
-        tiles = explain_fan(fan_id, count, groups, win_index, hand) or [g[1] for g in groups]
+        tiles = explain_fan(fan_id, count, groups, win_index, hand) if fan_id in _OWN_TILES else None
+        if tiles:
+            shown = ", ".join([_glyphs(t) for t in tiles])
+        else:
+            tiles = whole
+            if whole_text is None:
+                whole_text = ", ".join([_glyphs(t) for t in whole])
+            shown = whole_text
         total += points * count
         fans.append({
             "id": fan_id, "key": fan.key, "name_zh": fan.name_zh, "name_en": fan.name_en,
             "points": points, "count": count, "tiles": [list(t) for t in tiles],
-            "text": f"{fan.name_zh} {points}{'×%d' % count if count > 1 else ''} "
-                    f"({', '.join([_glyphs(t) for t in tiles])})",
+            "text": f"{fan.name_zh} {points}{'×%d' % count if count > 1 else ''} ({shown})",
         })
     return {
         "total": total,
@@ -175,6 +183,14 @@ _KONG_FANS = {F.MELDED_KONG: True, F.TWO_MELDED_KONGS: True, F.CONCEALED_KONG: F
 _WIN_FANS = {F.SELF_DRAWN, F.LAST_TILE, F.LAST_TILE_DRAW, F.LAST_TILE_CLAIM, F.OUT_WITH_REPLACEMENT_TILE,
              F.ROBBING_THE_KONG}
 _WAIT_FANS = {F.EDGE_WAIT, F.CLOSED_WAIT, F.SINGLE_WAIT}
+
+
+# fans counted on particular tiles; every other fan is counted on the whole hand
+_OWN_TILES = ({F.FLOWER_TILES, F.LITTLE_THREE_DRAGONS, F.LITTLE_FOUR_WINDS, F.DRAGON_PUNG, F.PREVALENT_WIND,
+               F.SEAT_WIND, F.PUNG_OF_TERMINALS_OR_HONORS, F.TWO_CONCEALED_PUNGS, F.THREE_CONCEALED_PUNGS,
+               F.FOUR_CONCEALED_PUNGS, F.TILE_HOG, F.KNITTED_STRAIGHT}
+              | _WIN_FANS | _WAIT_FANS | _TWO_CHOW_FANS | _THREE_CHOW_FANS | _FOUR_CHOW_FANS
+              | set(_PUNG_SET_FANS) | set(_KONG_FANS))
 
 
 def _three_pungs_ok(fan_id, mids) -> bool:
