@@ -429,7 +429,7 @@ def _adjust_by_suits(unique, table) -> None:
             table[F.FULL_FLUSH] = 1
             table[F.NO_HONORS] = 0
     if flag == 0x1E:
-        if any(t in WINDS for t in unique) and any(t in DRAGONS for t in unique):
+        if not WINDS.isdisjoint(unique) and not DRAGONS.isdisjoint(unique):
             table[F.ALL_TYPES] = 1
 
 
@@ -476,23 +476,23 @@ def _adjust_by_packs_traits(packs, table) -> None:
 
 
 def _adjust_by_tiles_traits(unique, table, set_fans: bool = True) -> None:
-    if not any(t in TERMINALS_OR_HONORS for t in unique):
+    if TERMINALS_OR_HONORS.isdisjoint(unique):
         table[F.ALL_SIMPLES] = 1
-    if all(t in REVERSIBLE for t in unique):
+    if REVERSIBLE.issuperset(unique):
         table[F.REVERSIBLE_TILES] = 1
     if not set_fans:
         return
-    if all(t in GREEN for t in unique):
+    if GREEN.issuperset(unique):
         table[F.ALL_GREEN] = 1
     if table[F.ALL_SIMPLES]:
         return
-    if all(t in HONORS for t in unique):
+    if HONORS.issuperset(unique):
         table[F.ALL_HONORS] = 1
         return
-    if all(t in TERMINALS for t in unique):
+    if TERMINALS.issuperset(unique):
         table[F.ALL_TERMINALS] = 1
         return
-    if all(t in TERMINALS_OR_HONORS for t in unique):
+    if TERMINALS_OR_HONORS.issuperset(unique):
         table[F.ALL_TERMINALS_AND_HONORS] = 1
 
 
@@ -561,23 +561,18 @@ def _adjust_by_winds(tile, prevalent, seat, table) -> None:
 
 # ---------------------------------------------------------------- regular hands
 
-_STRUCT_MEMO: dict = {}
+_CHOW_MEMO: dict = {}     # a few thousand chow combinations at most
+_PUNG_MEMO: dict = {}
 _TRAITS_MEMO: dict = {}
 
 
-def _structure_fans(chow_mids: tuple, pung_tiles: tuple, pair_tile: int) -> tuple:
-    """The fans that depend only on which sets and pair a decomposition has (memoised):
-    pungs alone, combinations of sets, the pair, and the sets' traits."""
-    key = (chow_mids, pung_tiles, pair_tile)
-    found = _STRUCT_MEMO.get(key)
+def _chow_fans(chow_mids: tuple, pair_tile: int) -> tuple:
+    """Fans of the chows among themselves (memoised); the pair only matters with four chows."""
+    key = (chow_mids, pair_tile)
+    found = _CHOW_MEMO.get(key)
     if found is not None:
         return found
     table = FanTable()
-    for t in pung_tiles:
-        if t in DRAGONS:
-            table[F.DRAGON_PUNG] += 1
-        elif t in TERMINALS or t in WINDS:
-            table[F.PUNG_OF_TERMINALS_OR_HONORS] += 1
     chow_cnt = len(chow_mids)
     if chow_cnt == 4:
         if _three_suited_terminal_chows(chow_mids, pair_tile):
@@ -592,19 +587,31 @@ def _structure_fans(chow_mids: tuple, pung_tiles: tuple, pair_tile: int) -> tupl
         fan = two_chows_fan(chow_mids[0], chow_mids[1])
         if fan:
             table[fan] += 1
+    found = _CHOW_MEMO[key] = tuple((f, n) for f, n in table.items() if n)
+    return found
+
+
+def _pung_fans(pung_tiles: tuple) -> tuple:
+    """Fans of the pungs and kongs, alone and among themselves (memoised)."""
+    found = _PUNG_MEMO.get(pung_tiles)
+    if found is not None:
+        return found
+    table = FanTable()
+    for t in pung_tiles:
+        if t in DRAGONS:
+            table[F.DRAGON_PUNG] += 1
+        elif t in TERMINALS or t in WINDS:
+            table[F.PUNG_OF_TERMINALS_OR_HONORS] += 1
+    n = len(pung_tiles)
+    if n == 4:
+        _four_pungs(pung_tiles, table)
+    elif n == 3:
+        _three_pungs(pung_tiles, table)
+    elif n == 2:
         fan = two_pungs_fan(pung_tiles[0], pung_tiles[1])
         if fan:
             table[fan] += 1
-    elif chow_cnt == 1:
-        _three_pungs(pung_tiles, table)
-    else:
-        _four_pungs(pung_tiles, table)
-    _adjust_by_pair_tile(pair_tile, chow_cnt, table)
-    packs = [(CHOW << 8) | t for t in chow_mids] + [(PUNG << 8) | t for t in pung_tiles] + [(PAIR << 8) | pair_tile]
-    _adjust_by_packs_traits(packs, table)
-    if len(_STRUCT_MEMO) > 200_000:
-        _STRUCT_MEMO.clear()
-    found = _STRUCT_MEMO[key] = tuple((f, n) for f, n in table.items() if n)
+    found = _PUNG_MEMO[pung_tiles] = tuple((f, n) for f, n in table.items() if n)
     return found
 
 
@@ -660,10 +667,15 @@ def _regular_fan(packs, fixed_cnt, hog, unique, win_tile, win_flag, prevalent, s
         _kongs(concealed_pungs, melded_kongs, concealed_kongs, table, opts)
         if len(pungs) == 4 and not table[F.FOUR_KONGS] and not table[F.FOUR_CONCEALED_PUNGS]:
             table[F.ALL_PUNGS] = 1
-    for fan, n in _structure_fans(tuple(sorted(c & 0xFF for c in chows)), tuple(sorted(p & 0xFF for p in pungs)),
-                                  pair_tile):
+    chow_mids = tuple(sorted([c & 0xFF for c in chows]))
+    for fan, n in _chow_fans(chow_mids, pair_tile if len(chow_mids) == 4 else 0):
         table[fan] = n
+    if pungs:
+        for fan, n in _pung_fans(tuple(sorted([p & 0xFF for p in pungs]))):
+            table[fan] = n
     _adjust_by_self_drawn(packs, fixed_cnt, bool(win_flag & WIN_SELF_DRAWN), table)
+    _adjust_by_pair_tile(pair_tile, len(chows), table)
+    _adjust_by_packs_traits(packs, table)
     for fan, n in _traits_fans(unique):
         table[fan] = n
     if hog and not table[F.QUADRUPLE_CHOW]:
@@ -928,5 +940,6 @@ POINTS = [0] + [f.points for f in F.FANS]
 def clear_caches() -> None:
     """Forget every memoised pattern (benchmarks time a cold start with it)."""
     clear_memos()
-    _STRUCT_MEMO.clear()
+    _CHOW_MEMO.clear()
+    _PUNG_MEMO.clear()
     _TRAITS_MEMO.clear()
