@@ -72,3 +72,29 @@ def test_difference_waits_inside_knitted_straight():
 def test_rule_sets_agree_elsewhere():
     for text in ["123m456m789m123p5p+5p", "EEESSSWWWNNN5m+5m", "19m19s19pESWNCFP+1m", "1112345678999m+5m"]:
         assert fans(text, "mcr") == fans(text, "mcr-reference")
+
+
+def test_mcr_differs_from_mcr_reference_only_where_documented():
+    import random
+    from scoring.generate import random_winning_hand
+    rng = random.Random(21)
+    seven_pair_set_fans = {"绿一色", "字一色", "清幺九", "混幺九", "全大", "全中", "全小", "大于五", "小于五",
+                           "缺一门", "无字", "混一色"}   # the last three: what those fans would have excluded
+    seen = set()
+    for _ in range(3000):
+        hand = random_winning_hand(rng)
+        ref = {f["name_zh"]: f["count"] for f in score_hand(hand, "mcr-reference")["fans"]}
+        mcr = {f["name_zh"]: f["count"] for f in score_hand(hand, "mcr")["fans"]}
+        if ref == mcr:
+            continue
+        changed = {k for k in set(ref) | set(mcr) if ref.get(k) != mcr.get(k)}
+        if "明暗杠" in ref:
+            assert changed == {"明暗杠", "明杠", "暗杠"}, (hand, ref, mcr)
+            seen.add(1)
+        elif "七对" in ref:
+            assert changed <= seven_pair_set_fans, (hand, ref, mcr)
+            seen.add(2)
+        else:
+            assert "组合龙" in ref and changed <= {"边张", "嵌张", "单钓将"}, (hand, ref, mcr)
+            seen.add(3)
+    assert seen == {1, 2, 3}
