@@ -86,13 +86,14 @@ def _divide(table, fixed_cnt, step, prev_eigen, work, result) -> bool:
 _SUIT_MEMO: dict = {}
 
 
-def _suit_decompositions(base: int, counts: tuple) -> tuple:
-    """All ways one suit's counts split into sets and at most one pair: ((packs...), pair tile or 0)."""
-    key = (base, counts)
+def _suit_decompositions(base: int, packed: int) -> tuple:
+    """All ways one suit's counts (packed a byte a rank) split into sets and at most one pair:
+    ((packs...), pair tile or 0)."""
+    key = (base, packed)
     found = _SUIT_MEMO.get(key)
     if found is not None:
         return found
-    c = [0] + list(counts) + [0, 0]
+    c = [0] + list(packed.to_bytes(9, "little")) + [0, 0]
     out: set = set()
 
     def rec(sets: tuple, pair: int) -> None:
@@ -150,7 +151,7 @@ def divisions_of(standing: list, fixed_packs: list) -> list:
     """All decompositions of the standing tiles (win tile included) into sets and one pair,
     after the fixed packs, in the reference's order (its depth-first search visits the sets
     in increasing order, so its divisions come sorted by their sequence of sets)."""
-    parts = [_suit_decompositions(base, tuple(standing[base + 1:base + 10])) for base in (0x10, 0x20, 0x30)]
+    parts = [_suit_decompositions(base, _packed(standing, base)) for base in (0x10, 0x20, 0x30)]
     parts.append(_honor_decompositions(standing))
     if not all(parts):
         return []
@@ -174,11 +175,12 @@ def divisions_of(standing: list, fixed_packs: list) -> list:
 
 
 # Waits only need to know whether a suit splits into sets, or into sets and a pair. A suit's
-# counts are packed 3 bits a rank into an int (rank 1 lowest); the answer is memoised for every
+# counts are packed a byte a rank into an int (rank 1 lowest); the answer is memoised for every
 # pattern met on the way, so the sub-patterns that recur across hands are worked out once.
 
 _STATUS_MEMO: dict = {0: 1}
-_CHOW_BITS = 0o111
+_WAITS_MEMO: dict = {}
+_CHOW_BITS = 0x010101
 
 
 def _suit_status(x: int) -> int:
@@ -186,14 +188,14 @@ def _suit_status(x: int) -> int:
     status = _STATUS_MEMO.get(x)
     if status is not None:
         return status
-    shift = ((x & -x).bit_length() - 1) // 3 * 3
-    c = (x >> shift) & 7
+    shift = ((x & -x).bit_length() - 1) & ~7
+    c = (x >> shift) & 0xFF
     status = 0
     if c >= 3:
         status |= _suit_status(x - (3 << shift))
     if c >= 2 and _suit_status(x - (2 << shift)) & 1:
         status |= 2
-    if shift <= 18 and (x >> (shift + 3)) & 7 and (x >> (shift + 6)) & 7:
+    if shift <= 48 and (x >> (shift + 8)) & 0xFF and (x >> (shift + 16)) & 0xFF:
         status |= _suit_status(x - (_CHOW_BITS << shift))
     if len(_STATUS_MEMO) > 1_000_000:
         _STATUS_MEMO.clear()
@@ -214,10 +216,21 @@ def _honor_status(table) -> int:
 
 
 def _packed(table, base: int) -> int:
-    x = 0
-    for r in range(9, 0, -1):
-        x = (x << 3) | table[base + r]
-    return x
+    """One suit's counts (ranks 1-9 at base+1..base+9), a byte a rank, rank 1 lowest."""
+    return int.from_bytes(bytes(table[base + 1:base + 10]), "little")
+
+
+def _suit_waits(x: int, need: int) -> tuple:
+    """The ranks (0-8) whose tile turns packed suit x into a status with a bit of `need` (memoised)."""
+    key = (x, need)
+    found = _WAITS_MEMO.get(key)
+    if found is None:
+        near = x | (x >> 8) | (x << 8)      # ranks holding a tile or next to one
+        found = tuple(r for r in range(9) if (near >> (8 * r)) & 0xFF and _suit_status(x + (1 << (8 * r))) & need)
+        if len(_WAITS_MEMO) > 500_000:
+            _WAITS_MEMO.clear()
+        _WAITS_MEMO[key] = found
+    return found
 
 
 def waiting_tiles(table: list, tile_cnt: int) -> set:
@@ -225,14 +238,8 @@ def waiting_tiles(table: list, tile_cnt: int) -> set:
     as the reference reads waits: any regular completion, plus the 七对 wait for 13 tiles."""
     waiting: set = set()
     if tile_cnt == 13:
-        pairs = 0
-        for t in ALL_TILES:
-            n = table[t]
-            if n == 2 or n == 3:
-                pairs += 1
-            elif n == 4:
-                pairs += 2
-        if pairs == 6:
+        counts = [table[t] for t in ALL_TILES]
+        if counts.count(2) + counts.count(3) + 2 * counts.count(4) == 6:
             for t in ALL_TILES:
                 if table[t] == 1 or table[t] == 3:
                     waiting.add(t)
@@ -258,12 +265,9 @@ def waiting_tiles(table: list, tile_cnt: int) -> set:
                         waiting.add(t)
                     table[t] -= 1
             continue
-        x = packed[i]
         base = 0x11 + 0x10 * i
-        near = x | (x >> 3) | (x << 3)      # ranks holding a tile or next to one
-        for r in range(9):
-            if (near >> (3 * r)) & 7 and _suit_status(x + (1 << (3 * r))) & need:
-                waiting.add(base + r)
+        for r in _suit_waits(packed[i], need):
+            waiting.add(base + r)
     return waiting
 
 
@@ -279,3 +283,4 @@ def clear_memos() -> None:
     _SUIT_MEMO.clear()
     _STATUS_MEMO.clear()
     _STATUS_MEMO[0] = 1
+    _WAITS_MEMO.clear()
