@@ -22,6 +22,8 @@ def register(subparsers) -> None:
     evaluate.add_argument("--list", default=None, help="only the images named in this file (e.g. val.txt)")
     evaluate.add_argument("--json", action="store_true")
     evaluate.add_argument("--model-dir", default=None)
+    evaluate.add_argument("--conf", type=float, default=None,
+                          help="finder score threshold instead of the model's (e.g. 0.001 for a full PR curve)")
     evaluate.set_defaults(func=_eval)
 
     bench = subparsers.add_parser("bench-detect", help="detector latency, p50 and p95")
@@ -74,11 +76,15 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _load_detector(model_dir):
-    from vision.detector import ModelNotFoundError, get_detector
+def _load_detector(model_dir, conf: float | None = None):
+    from vision.detector import Detector, ModelNotFoundError, get_detector
 
     try:
-        return get_detector(model_dir)
+        if conf is None:
+            return get_detector(model_dir)
+        detector = Detector(model_dir)  # a private copy: the shared one keeps its threshold
+        detector.finder_conf = conf
+        return detector
     except ModelNotFoundError as exc:
         raise SystemExit(_fail(str(exc)))
 
@@ -135,7 +141,7 @@ def _eval(args) -> int:
         records = records_in_list(records, args.list)
     if not records:
         return _fail(f"{args.data}: no images to evaluate")
-    detector = _load_detector(args.model_dir)
+    detector = _load_detector(args.model_dir, args.conf)
     metrics = evaluate(detect_dataset(records, detector, DETECT_MAX_SIDE))
     print(json.dumps(metrics) if args.json else format_report(metrics))
     return 0
