@@ -23,6 +23,11 @@ _HONOR_LETTER = {"E": "F1", "S": "F2", "W": "F3", "N": "F4", "C": "J1", "F": "J2
 _LETTER_OF_HONOR = {v: k for k, v in _HONOR_LETTER.items()}
 _CODE_RE = re.compile(r"(?:[WTB][1-9]|F[1-4]|J[1-3]|H[1-8])")
 
+# code -> (suit letter or "" for honours and flowers, the character written for it)
+_FORMAT = {**{f"{s}{r}": (letter, str(r)) for s, letter in (("W", "m"), ("T", "s"), ("B", "p")) for r in range(1, 10)},
+           **{code: ("", letter) for letter, code in _HONOR_LETTER.items()},
+           **{f"H{i}": ("", f"H{i}") for i in range(1, 9)}}
+
 CONTEXT_DEFAULTS = {
     "self_drawn": False, "seat_wind": "E", "prevalent_wind": "E", "last_tile": False,
     "kong_replacement": False, "robbing_kong": False, "fourth_tile": False,
@@ -163,31 +168,33 @@ def _flowers(flowers) -> list[str]:
 def format_tiles(codes) -> str:
     """['W1','W2','W3','F1'] -> '123mE' (in the given order, suit letters after each run)."""
     out: list[str] = []
-    run_suit = None
+    run_letter = ""
     for code in codes:
-        if code in _LETTER_OF_HONOR or code[0] == "H":
-            if run_suit:
-                out.append(_LETTER_OF_SUIT[run_suit])
-                run_suit = None
-            out.append(_LETTER_OF_HONOR.get(code, code))
-            continue
-        if run_suit and code[0] != run_suit:
-            out.append(_LETTER_OF_SUIT[run_suit])
-        run_suit = code[0]
-        out.append(code[1])
-    if run_suit:
-        out.append(_LETTER_OF_SUIT[run_suit])
+        letter, char = _FORMAT[code]
+        if letter != run_letter:
+            if run_letter:
+                out.append(run_letter)
+            run_letter = letter
+        out.append(char)
+    if run_letter:
+        out.append(run_letter)
     return "".join(out)
+
+
+_MELD_TEXT: dict = {}
 
 
 def format_hand(hand: dict) -> str:
     """A hand JSON dict -> '123m456m789m123p5p+5p' style text (concealed tiles sorted)."""
     parts = [format_tiles(sort_codes(hand.get("concealed", [])))]
     for meld in hand.get("melds", []):
-        body = format_tiles(meld["tiles"])
-        exposed = meld.get("exposed", True)
-        parts.append(f"[{body}]" if exposed else f"{{{body}}}")
-    return "".join(parts) + "+" + format_tiles([hand["win_tile"]])
+        key = (tuple(meld["tiles"]), meld.get("exposed", True))
+        text = _MELD_TEXT.get(key)
+        if text is None:
+            body = format_tiles(meld["tiles"])
+            text = _MELD_TEXT[key] = f"[{body}]" if key[1] else f"{{{body}}}"
+        parts.append(text)
+    return "".join(parts) + "+" + _FORMAT[hand["win_tile"]][1] + _FORMAT[hand["win_tile"]][0]
 
 
 def format_glyphs(codes) -> str:

@@ -143,13 +143,18 @@ def _groups(hand: dict, explanation: dict) -> tuple:
     return [(form, tiles, False)], 0
 
 
+_WIN_PRIORITY = {"chow": 0, "pair": 1, "knitted": 2, "pung": 3, "kong": 4}
+
+
 def _win_group(groups: list, win: str) -> int:
     """The concealed group the winning tile completed (a chow first, as the waits are read)."""
-    for wanted in ("chow", "pair", "knitted", "pung", "kong"):
-        for i, (kind, tiles, exposed) in enumerate(groups):
-            if kind == wanted and not exposed and win in tiles:
-                return i
-    return -1
+    best, best_rank = -1, 5
+    for i, (kind, tiles, exposed) in enumerate(groups):
+        if not exposed and win in tiles:
+            rank = _WIN_PRIORITY.get(kind, 5)
+            if rank < best_rank:
+                best, best_rank = i, rank
+    return best
 
 
 def _pick(candidates, count) -> list:
