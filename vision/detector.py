@@ -92,6 +92,15 @@ def crop_tiles(rgb: np.ndarray, boxes: np.ndarray, width: int, height: int, pad:
     return crops
 
 
+def zoom_region(boxes: np.ndarray, width: int, height: int, margin: float) -> tuple[int, int, int, int]:
+    """The region (x1, y1, x2, y2) around all `boxes`, grown by `margin` pixels, inside the image."""
+    x1 = int(max(0, np.floor(boxes[:, 0].min() - margin)))
+    y1 = int(max(0, np.floor(boxes[:, 1].min() - margin)))
+    x2 = int(min(width, np.ceil(boxes[:, 2].max() + margin)))
+    y2 = int(min(height, np.ceil(boxes[:, 3].max() + margin)))
+    return x1, y1, x2, y2
+
+
 def _softmax(logits: np.ndarray) -> np.ndarray:
     shifted = logits - logits.max(axis=1, keepdims=True)
     exp = np.exp(shifted)
@@ -130,6 +139,7 @@ class Detector:
         self.finder_size = int(finder["imgsz"])
         self.finder_conf = float(finder.get("conf", 0.25))
         self.finder_iou = float(finder.get("iou", 0.5))
+        self.zoom_below = float(finder.get("zoom_below", 0))
         self.crop_w, self.crop_h = (int(v) for v in classifier["input_wh"])
         self.crop_pad = float(classifier.get("pad", 0.0))
         self._finder = _session(self.model_dir / finder["file"], threads)
@@ -137,8 +147,8 @@ class Detector:
         self._finder_input = self._finder.get_inputs()[0].name
         self._classifier_input = self._classifier.get_inputs()[0].name
 
-    def find_tiles(self, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Stage 1: tile boxes (xyxy in pixels of `rgb`) and their finder scores."""
+    def _find(self, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """One finder pass: boxes (xyxy in pixels of `rgb`), scores, and the letterbox scale."""
         canvas, scale, (pad_x, pad_y) = letterbox(rgb, self.finder_size)
         blob = canvas.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
         output = self._finder.run(None, {self._finder_input: blob})[0][0]
@@ -147,7 +157,27 @@ class Detector:
         height, width = rgb.shape[:2]
         boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, width)
         boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, height)
-        return boxes, scores
+        return boxes, scores, scale
+
+    def find_tiles(self, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Stage 1: tile boxes (xyxy in pixels of `rgb`) and their finder scores.
+
+        When the tiles come out small in the finder's input (a hand in a corner of a wide
+        photo), the finder looks again at the region around them, at a larger scale.
+        """
+        boxes, scores, scale = self._find(rgb)
+        if not self.zoom_below or len(boxes) == 0:
+            return boxes, scores
+        tile_size = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+        if tile_size * scale >= self.zoom_below:
+            return boxes, scores
+        x1, y1, x2, y2 = zoom_region(boxes, rgb.shape[1], rgb.shape[0], margin=tile_size)
+        if (x2 - x1) * (y2 - y1) > 0.6 * rgb.shape[0] * rgb.shape[1]:
+            return boxes, scores
+        zoomed, zoomed_scores, _ = self._find(rgb[y1:y2, x1:x2])
+        if len(zoomed) < len(boxes):
+            return boxes, scores
+        return zoomed + np.array([x1, y1, x1, y1], np.float32), zoomed_scores
 
     def classify(self, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """Stage 2: class probabilities (len(boxes), 43) for each box."""

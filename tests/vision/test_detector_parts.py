@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.detector import ModelNotFoundError, crop_tiles, decode_yolo, get_detector, letterbox
+from vision.detector import ModelNotFoundError, crop_tiles, decode_yolo, get_detector, letterbox, zoom_region
 
 
 def test_letterbox_keeps_aspect_and_centres():
@@ -60,3 +60,9 @@ def test_crop_tiles_clips_boxes_at_the_border():
 def test_missing_model_is_a_clear_error(tmp_path):
     with pytest.raises(ModelNotFoundError, match="model.json"):
         get_detector(tmp_path)
+
+
+def test_zoom_region_surrounds_the_tiles_inside_the_image():
+    boxes = np.array([[100, 50, 120, 80], [130, 52, 150, 82]], np.float32)
+    assert zoom_region(boxes, 400, 300, margin=30) == (70, 20, 180, 112)
+    assert zoom_region(boxes, 160, 90, margin=30) == (70, 20, 160, 90)
