@@ -9,30 +9,15 @@ import base64
 import io
 import json
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
 import scoring
+from synth_hand import SYNTH_PHOTO, SYNTH_RECORD, TrueBoxes
 from PIL import Image
 
-DATA = Path(__file__).resolve().parent / "data"
-PHOTO = (DATA / "synth_hand.jpg").read_bytes()
-RECORD = json.loads((DATA / "synth_hand.json").read_text(encoding="utf-8"))
-
-
-class TrueBoxes:
-    """A detector that finds exactly the tiles the synthetic photo was drawn with."""
-
-    def __init__(self):
-        self.sizes = []
-
-    def detect(self, rgb):
-        height, width = rgb.shape[:2]
-        self.sizes.append((width, height))
-        scale = width / RECORD["width"]
-        return [{"tile": b["tile"], "box": [round(v * scale, 1) for v in b["box"]], "score": 0.99}
-                for b in RECORD["boxes"]]
+PHOTO = SYNTH_PHOTO.read_bytes()
+RECORD = SYNTH_RECORD
 
 
 @pytest.fixture
@@ -140,3 +125,31 @@ def test_the_analysis_size_is_a_scale_the_jpeg_decoder_gives_directly(long_side,
     from api.inference import draft_side
 
     assert draft_side(long_side, limit) == side
+
+
+# With the shipped model (models/): what it reads is its own business (vision's tests and
+# model card); here, that the API answers it whole and consistent.
+
+def test_the_shipped_model_answers_a_consistent_analysis(client):
+    body = _post(client).json()
+    assert body["tiles"], "the shipped model finds no tile in the synthetic photo"
+    width, height = body["image_size"]
+    for tile in body["tiles"]:
+        x1, y1, x2, y2 = tile["box"]
+        assert 0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height
+    if body["hand"] is not None:
+        assert body["score"] == scoring.score_hand(body["hand"], "mcr")
+    else:
+        assert body["score"] is None and body["error"]["code"]
+    assert client.get(body["image_url"]).headers["content-type"] == "image/jpeg"
+    assert client.get("/api/v1/health").json()["model_loaded"] is True
+
+
+def test_the_shipped_model_detects_in_photo_pixels(client):
+    body = client.post("/api/v1/detect", files={"image": ("hand.jpg", PHOTO, "image/jpeg")}).json()
+    assert (body["width"], body["height"]) == (RECORD["width"], RECORD["height"])
+    assert body["detections"]
+    for detection in body["detections"]:
+        x1, y1, x2, y2 = detection["box"]
+        assert 0 <= x1 < x2 <= body["width"] and 0 <= y1 < y2 <= body["height"]
+        assert 0 < detection["score"] <= 1
