@@ -764,10 +764,11 @@ def build_hand(
         result["hand"], result["score"] = best.hand, best.score
         selection = best.selection
         others = valid[1:] + sorted(runner_up, key=lambda r: -_total(r.score))
-        result["alternatives"] = [
-            {"description": r.describe(), "hand": r.hand, "total": _total(r.score)}
-            for r in others[:MAX_ALTERNATIVES]
-        ]
+        seen_hands = [best.hand]
+        for r in others:  # one alternative per distinct hand
+            if r.hand not in seen_hands and len(result["alternatives"]) < MAX_ALTERNATIVES:
+                seen_hands.append(r.hand)
+                result["alternatives"].append({"description": r.describe(), "hand": r.hand, "total": _total(r.score)})
         _warn_about_doubt(best, others, warnings)
     else:
         selection = selections[0] if selections else _Selection([], [], 0)
@@ -801,9 +802,12 @@ def build_hand(
         roles[best.win.index] = "win"
     result["groups"] = _group_records(best, selection, flowers)
 
-    for t in tiles:
-        if t.score < LOW_CONFIDENCE and roles.get(t.index) != "stray":
-            warnings.append(f"{t.code} read with low confidence ({t.score:.2f})")
+    unsure = [t for t in tiles if t.score < LOW_CONFIDENCE and roles.get(t.index) != "stray"]
+    if unsure:
+        warnings.append(
+            f"read with low confidence (below {LOW_CONFIDENCE}), check: "
+            + ", ".join(f"{t.code} ({t.score:.2f})" for t in unsure)
+        )
     result["tiles"] = [
         {
             "tile": t.code,
@@ -832,11 +836,9 @@ def _warn_about_doubt(best: _Reading, others: list[_Reading], warnings: list[str
             + (f" (from {totals[0]} to {totals[-1]})" if len(totals) > 1 else "")
             + ": turn two of its tiles face up for an exact score"
         )
-    if best.penalty > best.selection.penalty:
-        warnings.append("read some separated groups as part of the concealed hand: " + best.describe())
-    if best.selection.penalty:
-        warnings.append("the tile count needed another reading of what is part of the hand: " + best.describe())
-    if best.win_apart and not best.hidden and any(r.win_apart for r in others):
+    if best.penalty > best.selection.penalty or best.selection.penalty:
+        warnings.append("the tiles do not lie as a hand usually does; read as: " + best.describe())
+    elif best.win_apart and not best.hidden and any(r.win_apart and r.hand != best.hand for r in others):
         warnings.append("the grouping can be read more than one way; scored the reading worth most: " + best.describe())
 
 

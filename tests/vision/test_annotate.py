@@ -31,7 +31,7 @@ def analysis(width, unit=1.0, score=True):
             {"role": "concealed", "tiles": [3, 4, 5, 6], "box": [boxes[3][0], y, boxes[6][2], y + h]},
             {"role": "win", "tiles": [7], "box": boxes[7]},
         ],
-        "warnings": ["W2 read with low confidence (0.30)"],
+        "warnings": ["read with low confidence (below 0.5), check: W2 (0.30)"],
         "alternatives": [],
         "hand": None,
         "score": None,
