@@ -764,10 +764,10 @@ def build_hand(
         result["hand"], result["score"] = best.hand, best.score
         selection = best.selection
         others = valid[1:] + sorted(runner_up, key=lambda r: -_total(r.score))
-        seen_hands = [best.hand]
+        seen_hands = {_hand_key(best.hand)}
         for r in others:  # one alternative per distinct hand
-            if r.hand not in seen_hands and len(result["alternatives"]) < MAX_ALTERNATIVES:
-                seen_hands.append(r.hand)
+            if _hand_key(r.hand) not in seen_hands and len(result["alternatives"]) < MAX_ALTERNATIVES:
+                seen_hands.add(_hand_key(r.hand))
                 result["alternatives"].append({"description": r.describe(), "hand": r.hand, "total": _total(r.score)})
         _warn_about_doubt(best, others, warnings)
     else:
@@ -822,6 +822,12 @@ def build_hand(
     return result
 
 
+def _hand_key(hand: dict) -> tuple:
+    """What makes two readings the same hand for the scorer (not tile order nor who discarded)."""
+    melds = sorted((m["kind"], tuple(m["tiles"]), m.get("exposed", True)) for m in hand["melds"])
+    return tuple(sorted(hand["concealed"])), tuple(melds), hand["win_tile"], tuple(hand["flowers"])
+
+
 def _warn_about_doubt(best: _Reading, others: list[_Reading], warnings: list[str]) -> None:
     if not best.win_apart:
         warnings.append(
@@ -838,7 +844,7 @@ def _warn_about_doubt(best: _Reading, others: list[_Reading], warnings: list[str
         )
     if best.penalty > best.selection.penalty or best.selection.penalty:
         warnings.append("the tiles do not lie as a hand usually does; read as: " + best.describe())
-    elif best.win_apart and not best.hidden and any(r.win_apart and r.hand != best.hand for r in others):
+    elif best.win_apart and not best.hidden and any(r.win_apart and _hand_key(r.hand) != _hand_key(best.hand) for r in others):
         warnings.append("the grouping can be read more than one way; scored the reading worth most: " + best.describe())
 
 
