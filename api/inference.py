@@ -76,7 +76,8 @@ class Inference:
             analysis = analyze_rgb(rgb, context, rules, detector)
         except scoring.HandError as exc:
             raise ApiError(422, exc.code, exc.message) from None
-        return Annotated(analysis, encode_jpeg(annotate(rgb, analysis)))
+        small, drawn = shrink_for_drawing(rgb, analysis, self.settings.annotated_max_side)
+        return Annotated(analysis, encode_jpeg(annotate(small, drawn)))
 
 
 def draft_side(long_side: int, limit: int) -> int | None:
@@ -89,3 +90,23 @@ def draft_side(long_side: int, limit: int) -> int | None:
         if side <= limit:
             return side
     return limit
+
+
+def shrink_for_drawing(rgb, analysis: dict[str, Any], max_side: int):
+    """The photo at most `max_side` long, and a copy of the analysis with the boxes that
+    vision.annotate draws (tiles[].box, groups[].box) scaled to it: a phone shows the
+    annotated photo about 1000 px wide, and drawing and encoding it is a third of the work."""
+    height, width = rgb.shape[:2]
+    if max(width, height) <= max_side:
+        return rgb, analysis
+    import cv2
+
+    scale = max_side / max(width, height)
+    small = cv2.resize(rgb, (max(1, round(width * scale)), max(1, round(height * scale))),
+                       interpolation=cv2.INTER_AREA)
+
+    def scaled(items):
+        return [{**item, "box": [v * scale for v in item["box"]]} if item.get("box") else item
+                for item in items or []]
+
+    return small, {**analysis, "tiles": scaled(analysis.get("tiles")), "groups": scaled(analysis.get("groups"))}

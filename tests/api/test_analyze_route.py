@@ -54,7 +54,8 @@ def test_the_photo_is_read_scored_and_annotated(stand_in):
     assert image.status_code == 200 and image.headers["content-type"] == "image/jpeg"
     annotated = Image.open(io.BytesIO(image.content))
     assert annotated.format == "JPEG"
-    assert annotated.width == RECORD["width"] and annotated.height > RECORD["height"]  # the fan panel below
+    # at most annotated_max_side (1280) long, with the fan panel below the photo
+    assert annotated.width == 1280 and annotated.height > RECORD["height"] * 1280 / RECORD["width"]
 
 
 def test_inline_image_comes_back_as_base64_and_is_not_stored(stand_in):
@@ -153,3 +154,17 @@ def test_the_shipped_model_detects_in_photo_pixels(client):
         x1, y1, x2, y2 = detection["box"]
         assert 0 <= x1 < x2 <= body["width"] and 0 <= y1 < y2 <= body["height"]
         assert 0 < detection["score"] <= 1
+
+
+def test_the_annotated_photo_is_drawn_on_a_smaller_copy_with_the_boxes_scaled():
+    from api.inference import shrink_for_drawing
+
+    rgb = np.zeros((1000, 2000, 3), np.uint8)
+    analysis = {"tiles": [{"tile": "W1", "box": [100, 200, 300, 400]}], "groups": [{"box": [0, 0, 1000, 500]}],
+                "hand": None}
+    small, drawn = shrink_for_drawing(rgb, analysis, 500)
+    assert small.shape == (250, 500, 3)
+    assert drawn["tiles"] == [{"tile": "W1", "box": [25, 50, 75, 100]}]
+    assert drawn["groups"] == [{"box": [0, 0, 250, 125]}]
+    assert analysis["tiles"][0]["box"] == [100, 200, 300, 400]  # the answer keeps photo pixels
+    assert shrink_for_drawing(rgb, analysis, 2000) == (rgb, analysis)
