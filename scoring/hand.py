@@ -146,10 +146,7 @@ def _validate_common_case(hand) -> dict | None:
     if flowers and (type(flowers) is not list or not _FLOWERS.issuperset(flowers)
                     or len(set(flowers)) != len(flowers)):
         return None
-    counts: dict = {}
-    for t in concealed:
-        counts[t] = counts.get(t, 0) + 1
-    counts[win] = counts.get(win, 0) + 1
+    everything = concealed + [win]
     melds = []
     for raw in raw_melds:
         if type(raw) is not dict or not _MELD_KEYS.issuperset(raw):
@@ -181,24 +178,23 @@ def _validate_common_case(hand) -> dict | None:
             if source not in SOURCES or not exposed or (kind == "chow" and source != "left"):
                 return None
             meld["from"] = source
-        for t in tiles:
-            counts[t] = counts.get(t, 0) + 1
+        everything += tiles
         melds.append(meld)
-    if max(counts.values()) > 4:
+    if max(map(everything.count, set(everything))) > 4:
         return None
     raw_context = hand.get("context")
-    context = dict(CONTEXT_DEFAULTS)
     if raw_context:
         if type(raw_context) is not dict or not BASE_CONTEXT_KEYS.issuperset(raw_context):
             return None
-        for key, value in raw_context.items():
-            if key in WIND_CONTEXT_KEYS:
-                if value not in _WIND_LETTERS:
-                    return None
-            elif type(value) is not bool:
+        context = {**CONTEXT_DEFAULTS, **raw_context}
+        if context["seat_wind"] not in _WIND_LETTERS or context["prevalent_wind"] not in _WIND_LETTERS:
+            return None
+        for key in BOOL_CONTEXT_KEYS:
+            if type(context[key]) is not bool:
                 return None
-            context[key] = value
-    elif raw_context is not None and raw_context != {}:
+    elif raw_context is None or raw_context == {}:
+        context = dict(CONTEXT_DEFAULTS)
+    else:
         return None
     return {"concealed": list(concealed), "melds": melds, "win_tile": win, "flowers": list(flowers),
             "context": context}
