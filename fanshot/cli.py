@@ -21,7 +21,9 @@ COMMAND_MODULES = [
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fanshot", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="fanshot", description="Score a Chinese Official Mahjong (MCR) hand from a photo or from text."
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         try:
