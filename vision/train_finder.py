@@ -111,7 +111,7 @@ def train_finder(
         project=str(runs),
         name=name,
         exist_ok=True,
-        pretrained=False,
+        pretrained=init is not None,  # False would drop the --init weights (ultralytics 8.4)
         patience=patience,
         close_mosaic=close_mosaic,
         fliplr=0.5,  # the finder does not read glyphs: mirroring is harmless here
