@@ -22,6 +22,7 @@ from .settings import Settings
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 API_PREFIX = "/api/v1"
 FORM_OVERHEAD = 64 * 1024  # multipart boundaries and the context fields around an upload
+JSON_BODY_LIMIT = 1024 * 1024  # any other body (a hand JSON is a few hundred bytes)
 
 
 def _version() -> str:
@@ -54,8 +55,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.inference = Inference(settings)
 
     install_handlers(app)
-    app.add_middleware(BodyLimitMiddleware, limit=settings.max_upload_bytes + FORM_OVERHEAD,
-                       message=f"the upload is larger than {settings.max_upload_bytes} bytes")
+    app.add_middleware(BodyLimitMiddleware, upload_limit=settings.max_upload_bytes + FORM_OVERHEAD,
+                       limit=JSON_BODY_LIMIT, upload_message=f"the upload is larger than {settings.max_upload_bytes} bytes")
     app.add_middleware(AccessLogMiddleware)
 
     for module in (health, rules, score, analyze, detect, images):

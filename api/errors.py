@@ -45,7 +45,7 @@ class ApiError(Exception):
 _DESCRIPTIONS = {
     400: "The request body cannot be parsed (not JSON, broken multipart)",
     404: "Not found",
-    413: "Upload too large, or an image with too many pixels",
+    413: "Upload or request body too large, or an image with too many pixels",
     415: "The upload is not an image we can read",
     422: "Invalid request, or a hand the scorer rejects (with the scorer's code)",
     503: "Too many requests are waiting for inference; retry shortly",

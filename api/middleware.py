@@ -19,8 +19,8 @@ class _BodyTooLarge(Exception):
     pass
 
 
-def _too_large_messages(message: str) -> tuple[Message, Message]:
-    body = json.dumps({"error": {"code": "upload_too_large", "message": message}}).encode()
+def _too_large_messages(code: str, message: str) -> tuple[Message, Message]:
+    body = json.dumps({"error": {"code": code, "message": message}}).encode()
     start = {"type": "http.response.start", "status": 413,
              "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                          (b"connection", b"close")]}
@@ -28,25 +28,32 @@ def _too_large_messages(message: str) -> tuple[Message, Message]:
 
 
 class BodyLimitMiddleware:
-    """Answer 413 as soon as a request body exceeds `limit` bytes.
+    """Answer 413 as soon as a request body exceeds its limit: `upload_limit` for a
+    multipart upload, `limit` for anything else (JSON).
 
     A declared Content-Length over the limit is refused before anything is
     read; a body without one (chunked) is counted as it arrives and the read is
     stopped at the limit, whatever the route would have answered.
     """
 
-    def __init__(self, app: ASGIApp, limit: int, message: str | None = None):
+    def __init__(self, app: ASGIApp, upload_limit: int, limit: int, upload_message: str | None = None):
         self.app = app
+        self.upload_limit = upload_limit
         self.limit = limit
-        self.message = message or f"the request body is larger than {limit} bytes"
+        self.upload_message = upload_message or f"the upload is larger than {upload_limit} bytes"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.limit:
-            for message in _too_large_messages(self.message):
+        headers = dict(scope.get("headers") or [])
+        if headers.get(b"content-type", b"").lower().startswith(b"multipart/"):
+            limit, code, text = self.upload_limit, "upload_too_large", self.upload_message
+        else:
+            limit, code, text = self.limit, "body_too_large", f"the request body is larger than {self.limit} bytes"
+        declared = headers.get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            for message in _too_large_messages(code, text):
                 await send(message)
             return
 
@@ -59,7 +66,7 @@ class BodyLimitMiddleware:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.limit:
+                if received > limit:
                     exceeded = True
                     raise _BodyTooLarge()
             return message
@@ -76,7 +83,7 @@ class BodyLimitMiddleware:
         except _BodyTooLarge:
             pass
         if exceeded and not started:
-            for message in _too_large_messages(self.message):
+            for message in _too_large_messages(code, text):
                 await send(message)
 
 

@@ -9,7 +9,7 @@ from ..scorer import score_or_error
 router = APIRouter(tags=["scoring"])
 
 
-@router.post("/score", response_model=Score, responses=error_responses(400, 422),
+@router.post("/score", response_model=Score, responses=error_responses(400, 413, 422),
              summary="Score a hand given as hand JSON")
 def score(request: ScoreRequest) -> dict:
     """The fans and total of a winning hand. A hand the scorer rejects is a 422 with

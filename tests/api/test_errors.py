@@ -70,7 +70,7 @@ def test_every_api_error_status_is_declared_in_the_openapi_schema(client):
     expected = {
         ("/api/v1/analyze", "post"): {"200", "400", "413", "415", "422", "503"},
         ("/api/v1/detect", "post"): {"200", "400", "413", "415", "422", "503"},
-        ("/api/v1/score", "post"): {"200", "400", "422"},
+        ("/api/v1/score", "post"): {"200", "400", "413", "422"},
         ("/api/v1/images/{image_id}.jpg", "get"): {"200", "404", "422"},
         ("/api/v1/rules", "get"): {"200"},
         ("/api/v1/health", "get"): {"200"},

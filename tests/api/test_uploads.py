@@ -91,3 +91,13 @@ def test_bad_context_fields_are_a_422_naming_the_field(client, png):
                            data={"seat_wind": "X"})
     error = _error(response, 422)
     assert error["details"][0]["loc"] == ["body", "seat_wind"]
+
+
+def test_a_json_body_has_its_own_smaller_cap(client):
+    from api.app import JSON_BODY_LIMIT
+
+    padding = " " * (JSON_BODY_LIMIT + 1)
+    response = client.post("/api/v1/score", content=b'{"hand": {}}' + padding.encode(),
+                           headers={"content-type": "application/json"})
+    error = _error(response, 413)
+    assert error == {"code": "body_too_large", "message": f"the request body is larger than {JSON_BODY_LIMIT} bytes"}
