@@ -164,6 +164,11 @@ def run_eval(args) -> int:
         stages = summary["failures_by_stage"]
         print(f"total from the photo == true total: {ok}/{n} = {100 * ok / n:.1f}%")
         print(f"misses by stage: detection {stages['detection']}, layout {stages['layout']}")
+        tiles = summary["hand_tiles"]
+        print(
+            f"hand tiles: {tiles['total']}, missed {tiles['missed']} ({100 * tiles['missed'] / max(1, tiles['total']):.1f}%), "
+            f"misread {tiles['misread']} ({100 * tiles['misread'] / max(1, tiles['total']):.1f}%)"
+        )
         print(f"detection: {summary['detect_seconds_per_scene'] * 1000:.0f} ms per photo")
     ok = summary["layout_correct"]
     print(f"layout alone, on the true boxes: {ok}/{n} = {100 * ok / n:.1f}%")

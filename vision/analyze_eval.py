@@ -94,6 +94,7 @@ def evaluate(
             analysis = analyze_detections(detections, size, context, rules)
             row["photo_total"] = _total(analysis)
             row["detection_errors"] = detection_errors(detections, record["boxes"])
+            row["hand_tiles"] = sum(1 for b in record["boxes"] if b["role"] != "stray")
             if row["photo_total"] != true_total:
                 row["stage"] = "detection" if row["detection_errors"] else "layout"
                 row["error"] = analysis.get("error")
@@ -113,4 +114,8 @@ def evaluate(
             stage: sum(r.get("stage") == stage for r in results) for stage in ("detection", "layout")
         }
         summary["detect_seconds_per_scene"] = round(detect_seconds / max(1, n), 3)
+        hand_tiles = sum(r["hand_tiles"] for r in results)
+        missed = sum(e.startswith("missed ") for r in results for e in r["detection_errors"])
+        misread = sum(" read as " in e for r in results for e in r["detection_errors"])
+        summary["hand_tiles"] = {"total": hand_tiles, "missed": missed, "misread": misread}
     return summary
