@@ -17,6 +17,7 @@ decomposition is scored as a whole, tiles are never re-split between fans).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import add
 
 from . import fans as F
 from .decompose import (ALL_TILES, CHOW, KONG, PAIR, PUNG, TC, TE, TF, TN, TP, TS, TW, _divide, clear_memos,
@@ -447,32 +448,29 @@ def _adjust_by_rank_range(unique, table) -> None:
         table[F.MIDDLE_TILES] = 1
 
 
+def _pack_trait(pack: int) -> int:
+    """The one of 全带幺 / 全带五 / 全双刻 that a pack (a set or the pair) is fit for, or 0."""
+    t = pack & 0xFF
+    if t & 0xC0:
+        return F.OUTSIDE_HAND
+    r = t & 0xF
+    if (pack >> 8) & 0xF == CHOW:
+        return F.OUTSIDE_HAND if r == 2 or r == 8 else F.ALL_FIVE if 4 <= r <= 6 else 0
+    return (F.OUTSIDE_HAND if r == 1 or r == 9 else F.ALL_FIVE if r == 5
+            else F.ALL_EVEN_PUNGS if r in (2, 4, 6, 8) else 0)
+
+
+_PACK_TRAITS = {offer << 12 | kind << 8 | t: _pack_trait(kind << 8 | t)
+                for offer in range(4) for kind in (CHOW, PUNG, KONG, PAIR) for t in ALL_TILES}
+
+
 def _adjust_by_packs_traits(packs, table) -> None:
-    terminal = honor = five = even = 0
-    for p in packs:
-        t = p & 0xFF
-        if t & 0xC0:
-            honor += 1
-            continue
-        r = t & 0xF
-        if (p >> 8) & 0xF == CHOW:
-            if r == 2 or r == 8:
-                terminal += 1
-            elif 4 <= r <= 6:
-                five += 1
-        else:
-            if r == 1 or r == 9:
-                terminal += 1
-            elif r == 5:
-                five += 1
-            elif r in (2, 4, 6, 8):
-                even += 1
-    if terminal + honor == 5:
-        table[F.OUTSIDE_HAND] = 1
-    elif five == 5:
-        table[F.ALL_FIVE] = 1
-    elif even == 5:
-        table[F.ALL_EVEN_PUNGS] = 1
+    """全带幺, 全带五 or 全双刻 when all five packs share the trait."""
+    traits = set(map(_PACK_TRAITS.__getitem__, packs))
+    if len(traits) == 1:
+        fan = traits.pop()
+        if fan:
+            table[fan] = 1
 
 
 def _adjust_by_tiles_traits(unique, table, set_fans: bool = True) -> None:
@@ -527,11 +525,14 @@ def _adjust_by_waiting_form(concealed_packs, win_tile, table) -> None:
 
 
 _EXCLUDES = {f.id: tuple(F.BY_KEY[k].id for k in f.excludes) for f in F.FANS}
+# the fans that change others: those with a 不计 list, and the two special cases below
+_EXCLUDING = frozenset(f for f, excluded in _EXCLUDES.items() if excluded) | {F.FOUR_CONCEALED_PUNGS,
+                                                                                F.BIG_THREE_WINDS}
 
 
 def apply_exclusions(table) -> None:
     """不重复 / 不计: drop every fan a present fan excludes, in fan-id order (data: scoring.fans)."""
-    for fan_id in sorted(table):
+    for fan_id in sorted(table.keys() & _EXCLUDING):
         if not table[fan_id]:
             continue
         if fan_id == F.FOUR_CONCEALED_PUNGS and table[F.FULLY_CONCEALED_HAND]:
@@ -869,6 +870,9 @@ def calculate(fixed_packs: list, standing_tiles: list, win_tile: int, win_flag: 
     """
     fixed_cnt = len(fixed_packs)
     fixed_table = [0] * 0x48
+    held = set(standing_tiles)               # the tile kinds of the hand
+    held.add(win_tile)
+    kongs = 0
     for p in fixed_packs:
         t = p & 0xFF
         kind = (p >> 8) & 0xF
@@ -876,20 +880,23 @@ def calculate(fixed_packs: list, standing_tiles: list, win_tile: int, win_flag: 
             fixed_table[t - 1] += 1
             fixed_table[t] += 1
             fixed_table[t + 1] += 1
+            held.update((t - 1, t + 1))
         else:
             fixed_table[t] += 4 if kind == KONG else 3
+            kongs += kind == KONG
+        held.add(t)
     standing = [0] * 0x48
     for t in standing_tiles:
         standing[t] += 1
     standing[win_tile] += 1
-    unique = tuple([t for t in ALL_TILES if standing[t] or fixed_table[t]])
+    unique = tuple(sorted(held))
     if standing[win_tile] != 1:
         win_flag &= ~WIN_LAST_TILE
     if fixed_table[win_tile] == 3:
         win_flag |= WIN_LAST_TILE
     if win_flag & WIN_KONG:
         if win_flag & WIN_SELF_DRAWN:
-            if not any((p >> 8) & 0xF == KONG for p in fixed_packs):
+            if not kongs:
                 win_flag &= ~WIN_KONG
         elif fixed_table[win_tile] or standing[win_tile] != 1:
             win_flag &= ~WIN_KONG
@@ -917,8 +924,8 @@ def calculate(fixed_packs: list, standing_tiles: list, win_tile: int, win_flag: 
                 waits.append(is_unique_waiting(standing, len(standing_tiles), win_tile))
             return waits[0]
 
-        kongs = sum(1 for p in fixed_packs if (p >> 8) & 0xF == KONG)
-        hog = [standing[t] + fixed_table[t] for t in unique].count(4) - kongs
+        # 四归一 candidates: kinds held four times, less the kongs
+        hog = list(map(add, map(standing.__getitem__, unique), map(fixed_table.__getitem__, unique))).count(4) - kongs
         for packs in divisions_of(standing, fixed_packs):
             table = FanTable()
             _regular_fan(packs, fixed_cnt, hog, unique, win_tile, win_flag, prevalent, seat,

@@ -8,6 +8,8 @@ not worked out again.
 """
 from __future__ import annotations
 
+import itertools
+
 CHOW, PUNG, KONG, PAIR = 1, 2, 3, 4
 ALL_TILES = tuple([0x11 + i for i in range(9)] + [0x21 + i for i in range(9)]
                   + [0x31 + i for i in range(9)] + [0x41 + i for i in range(7)])
@@ -128,11 +130,22 @@ def _suit_decompositions(base: int, packed: int) -> tuple:
     return found
 
 
+_HONOR_MEMO: dict = {}
+
+
 def _honor_decompositions(standing) -> tuple:
+    """The honours split into pungs and at most one pair (one way or none), memoised by their counts."""
+    counts = tuple(standing[TE:TP + 1])
+    found = _HONOR_MEMO.get(counts)
+    if found is None:
+        found = _HONOR_MEMO[counts] = _split_honors(counts)
+    return found
+
+
+def _split_honors(counts: tuple) -> tuple:
     sets = []
     pair = 0
-    for t in range(TE, TP + 1):
-        n = standing[t]
+    for t, n in zip(range(TE, TP + 1), counts):
         if n == 3:
             sets.append((PUNG << 8) | t)
         elif n == 2 and not pair:
@@ -204,15 +217,51 @@ def _suit_status(x: int) -> int:
     return status
 
 
-def _honor_status(table) -> int:
-    pairs = 0
-    for t in range(TE, TP + 1):
-        n = table[t]
-        if n == 2:
-            pairs += 1
-        elif n and n != 3:
-            return 0
-    return 1 if pairs == 0 else 2 if pairs == 1 else 0
+_HONOR_STATUS_MEMO: dict = {}
+
+
+def _honor_status(counts: tuple) -> int:
+    """As _suit_status, for the counts of the seven honours (E S W N C F P); memoised."""
+    status = _HONOR_STATUS_MEMO.get(counts)
+    if status is None:
+        pairs = counts.count(2)
+        status = 0 if any(n and n != 2 and n != 3 for n in counts) else 1 if pairs == 0 else 2 if pairs == 1 else 0
+        _HONOR_STATUS_MEMO[counts] = status
+    return status
+
+
+def _honor_waits(counts: tuple, need: int) -> tuple:
+    """The honours whose tile turns `counts` into a status with a bit of `need` (memoised)."""
+    key = (counts, need)
+    found = _HONOR_WAITS_MEMO.get(key)
+    if found is None:
+        found = _HONOR_WAITS_MEMO[key] = tuple(
+            TE + i for i, n in enumerate(counts)
+            if n and _honor_status(counts[:i] + (n + 1,) + counts[i + 1:]) & need)
+    return found
+
+
+_HONOR_WAITS_MEMO: dict = {}
+
+
+def _needs(status: tuple) -> tuple:
+    """For each part (three suits, honours) given the statuses of all four: what a tile added to that
+    part must make of it (bit 1: sets only, bit 2: sets and the pair) for the whole hand to win."""
+    needs = []
+    for i in range(4):
+        others = status[:i] + status[i + 1:]
+        # a tile completes part i into sets and the pair when the other parts are sets only,
+        # or into sets only when exactly one other part holds the pair
+        need = 2 if others[0] & 1 and others[1] & 1 and others[2] & 1 else 0
+        for j in range(3):
+            if others[j] & 2 and others[(j + 1) % 3] & 1 and others[(j + 2) % 3] & 1:
+                need |= 1
+                break
+        needs.append(need)
+    return tuple(needs)
+
+
+_NEEDS = {status: _needs(status) for status in itertools.product(range(4), repeat=4)}
 
 
 def _packed(table, base: int) -> int:
@@ -245,29 +294,17 @@ def waiting_tiles(table: list, tile_cnt: int) -> set:
                     waiting.add(t)
                     break
     packed = (_packed(table, 0x10), _packed(table, 0x20), _packed(table, 0x30))
-    status = [_suit_status(packed[0]), _suit_status(packed[1]), _suit_status(packed[2]), _honor_status(table)]
-    for i in range(4):
-        others = status[:i] + status[i + 1:]
-        # a tile completes part i into sets and the pair when the other parts are sets only,
-        # or into sets only when exactly one other part holds the pair
-        need = 2 if others[0] & 1 and others[1] & 1 and others[2] & 1 else 0
-        for j in range(3):
-            if others[j] & 2 and others[(j + 1) % 3] & 1 and others[(j + 2) % 3] & 1:
-                need |= 1
-                break
+    honors = tuple(table[TE:TP + 1])
+    status = (_suit_status(packed[0]), _suit_status(packed[1]), _suit_status(packed[2]), _honor_status(honors))
+    for i, need in enumerate(_NEEDS[status]):
         if not need:
             continue
         if i == 3:
-            for t in range(TE, TP + 1):
-                if table[t]:
-                    table[t] += 1
-                    if _honor_status(table) & need:
-                        waiting.add(t)
-                    table[t] -= 1
-            continue
-        base = 0x11 + 0x10 * i
-        for r in _suit_waits(packed[i], need):
-            waiting.add(base + r)
+            waiting.update(_honor_waits(honors, need))
+        else:
+            base = 0x11 + 0x10 * i
+            for r in _suit_waits(packed[i], need):
+                waiting.add(base + r)
     return waiting
 
 
@@ -284,3 +321,6 @@ def clear_memos() -> None:
     _STATUS_MEMO.clear()
     _STATUS_MEMO[0] = 1
     _WAITS_MEMO.clear()
+    _HONOR_MEMO.clear()
+    _HONOR_STATUS_MEMO.clear()
+    _HONOR_WAITS_MEMO.clear()
