@@ -21,6 +21,7 @@ def export_model(
     provenance: dict | None = None,
     conf: float = 0.25,
     iou: float = 0.5,
+    zoom_below: float = 28,
 ) -> Path:
     """Write OUT/finder.onnx, OUT/classifier.onnx and OUT/model.json; returns model.json's path."""
     out = Path(out)
@@ -30,7 +31,10 @@ def export_model(
     spec = {
         "format": "fanshot-two-stage-1",
         "classes": CLASSES,
-        "finder": {"file": FINDER_FILE, "imgsz": imgsz, "conf": conf, "iou": iou, "classes": ["tile"]},
+        "finder": {
+            "file": FINDER_FILE, "imgsz": imgsz, "conf": conf, "iou": iou, "classes": ["tile"],
+            "zoom_below": zoom_below,  # tiles smaller than this (finder pixels): look again, zoomed
+        },
         "classifier": {"file": CLASSIFIER_FILE, "input_wh": list(INPUT_WH), "pad": PAD},
         **(provenance or {}),
     }
