@@ -22,6 +22,12 @@ def register(subparsers) -> None:
     p.add_argument("--robbing-kong", action="store_true", help="won by robbing a kong (抢杠和)")
     p.add_argument("--fourth-tile", action="store_true", help="the winning tile is the last copy (和绝张)")
     p.add_argument("--flowers", default=None, help="number of flowers, or their codes: 2 or H1,H6")
+    from .lianzhong import FIRST_TURNS
+    p.add_argument("--dealer", action="store_true", help="the winner is the dealer (庄家); --rules lianzhong")
+    p.add_argument("--first-turn", choices=FIRST_TURNS, default=None,
+                   help="a win in the first go-around (天和 / 地和 / 人和); --rules lianzhong")
+    p.add_argument("--wild-tile", metavar="CODE", default=None,
+                   help="the wild tile (混), a code like J1 or one tile like 5m; --rules lianzhong")
     p.set_defaults(func=_score_command)
 
     c = subparsers.add_parser("score-check", help="differential test: our mcr-reference against pymahjonggb")
@@ -41,7 +47,34 @@ def _context_args(args) -> dict:
     return {"self_drawn": args.self_drawn or None, "seat_wind": args.seat_wind,
             "prevalent_wind": args.prevalent_wind, "last_tile": args.last_tile or None,
             "kong_replacement": args.kong_replacement or None, "robbing_kong": args.robbing_kong or None,
-            "fourth_tile": args.fourth_tile or None}
+            "fourth_tile": args.fourth_tile or None, "dealer": args.dealer or None, "first_turn": args.first_turn,
+            "wild_tile": args.wild_tile}
+
+
+def _check_rule_set_context(context: dict, rules: str) -> None:
+    """Refuse a context flag (--dealer, --first-turn, --wild-tile) that the rule set does not read."""
+    from . import HandError, get_ruleset, list_rulesets
+    from .hand import BASE_CONTEXT_KEYS
+    unread = [key for key in context if key not in BASE_CONTEXT_KEYS and key not in get_ruleset(rules).context_keys]
+    if unread:
+        key = unread[0]
+        readers = [rs["name"] for rs in list_rulesets() if key in rs["context_keys"]]
+        raise HandError("unknown_context_key", f"the {rules} rule set has no --{key.replace('_', '-')} (only "
+                        f"{', '.join(readers)} reads it): add --rules {readers[0]}")
+
+
+def _wild_tile(text: str) -> str:
+    """One tile, as a code (J1) or in the notation (5m, C)."""
+    from . import HandError
+    from .notation import parse_tiles
+    from .tiles import PLAYING_TILES
+    try:
+        tiles = parse_tiles(text)
+    except HandError:
+        tiles = []
+    if len(tiles) != 1 or tiles[0] not in PLAYING_TILES:
+        raise HandError("invalid_context", f"--wild-tile {text!r} is not one tile: give a code like J1 or B5, or 5p")
+    return tiles[0]
 
 
 def _error(exc) -> int:
@@ -66,6 +99,9 @@ def _score_command(args) -> int:
         for key in ("seat_wind", "prevalent_wind"):
             if key in context:
                 context[key] = wind_letter(context[key])
+        if "wild_tile" in context:
+            context["wild_tile"] = _wild_tile(context["wild_tile"])
+        _check_rule_set_context(context, args.rules)
         if args.hand.lstrip().startswith(("{\"", "{ ", "{\n")):
             try:
                 hand = json.loads(args.hand)

@@ -70,3 +70,47 @@ def test_check_and_bench_commands(capsys):
     assert code == 0 and "200/200 hands agree" in out
     code, out, _ = run(capsys, "score-bench", "--hands", "100", "--repeat", "1")
     assert code == 0 and "hands/s" in out and "of the reference" in out
+
+
+def test_lianzhong_context_flags_score_a_heavenly_hand(capsys):
+    hand = "123m456m789m123p5p+5p"
+    code, out, _ = run(capsys, "score", hand, "--rules", "lianzhong", "--self-drawn", "--json")
+    plain = json.loads(out)
+    code, out, _ = run(capsys, "score", hand, "--rules", "lianzhong", "--self-drawn", "--dealer",
+                       "--first-turn", "initial_deal", "--json")
+    score = json.loads(out)
+    assert code == 0 and score["ruleset"] == "lianzhong"
+    assert "天和" in {f["name_zh"] for f in score["fans"]} and "天和" not in {f["name_zh"] for f in plain["fans"]}
+    assert score["total"] == plain["total"] + 168
+    assert score["hand"]["context"]["dealer"] is True and score["hand"]["context"]["first_turn"] == "initial_deal"
+    code, out, _ = run(capsys, "score", hand, "--rules", "lianzhong", "--self-drawn", "--dealer",
+                       "--first-turn", "initial_deal")
+    assert code == 0 and "天和" in out and f"total {plain['total'] + 168} fan" in out
+
+
+def test_lianzhong_context_flags_are_checked_by_the_rule_set(capsys):
+    # 天和 needs the dealer: the rule set's own check, reported as a CLI error
+    code, _, err = run(capsys, "score", "123m456m789m123p5p+5p", "--rules", "lianzhong", "--self-drawn",
+                       "--first-turn", "initial_deal")
+    assert code == 1 and "invalid_context" in err and "Traceback" not in err
+
+
+def test_wild_tile_flag(capsys):
+    # a wild 中 stands in for the 5p that completes the pair: 混 read as the best tile
+    code, out, _ = run(capsys, "score", "123m456m789m123p5p+C", "--rules", "lianzhong", "--wild-tile", "J1", "--json")
+    score = json.loads(out)
+    assert code == 0 and score["hand"]["context"]["wild_tile"] == "J1"
+    assert score["wild"]["tile"] == "J1" and score["wild"]["stands_for"] == ["B5"]
+    code, out, _ = run(capsys, "score", "123m456m789m123p5p+C", "--rules", "lianzhong", "--wild-tile", "C", "--json")
+    assert code == 0 and json.loads(out)["wild"]["tile"] == "J1"     # one tile in the notation works too
+    code, _, err = run(capsys, "score", "123m456m789m123p5p+5p", "--rules", "lianzhong", "--wild-tile", "X9")
+    assert code == 1 and "invalid_context" in err and "X9" in err
+
+
+def test_lianzhong_flags_are_refused_by_mcr(capsys):
+    for flags in (["--dealer"], ["--first-turn", "first_go_around"], ["--wild-tile", "J1"]):
+        code, out, err = run(capsys, "score", "123m456m789m123p5p+5p", *flags)
+        assert code == 1 and out == "" and "Traceback" not in err
+        assert "unknown_context_key" in err and flags[0] in err and "--rules lianzhong" in err
+    code, out, err = run(capsys, "score", "123m456m789m123p5p+5p", "--dealer", "--json")
+    assert code == 1 and json.loads(out)["error"]["code"] == "unknown_context_key"
