@@ -138,10 +138,13 @@ def test_the_shipped_model_answers_a_consistent_analysis(client):
     for tile in body["tiles"]:
         x1, y1, x2, y2 = tile["box"]
         assert 0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height
-    if body["hand"] is not None:
+    if body["score"] is not None:
         assert body["score"] == scoring.score_hand(body["hand"], "mcr")
-    else:
-        assert body["score"] is None and body["error"]["code"]
+    else:  # no winning hand read: the reason is there (and a hand read, if any, is the scorer's to refuse)
+        assert body["error"]["code"]
+        if body["hand"] is not None:
+            with pytest.raises(scoring.HandError):
+                scoring.score_hand(body["hand"], "mcr")
     assert client.get(body["image_url"]).headers["content-type"] == "image/jpeg"
     assert client.get("/api/v1/health").json()["model_loaded"] is True
 
