@@ -27,7 +27,7 @@ from typing import Callable
 from vision.classes import BACK
 
 LOW_CONFIDENCE = 0.5  # a tile read with less than this comes back with a warning
-DUPLICATE_OVERLAP = 0.7  # two boxes covering this much of the smaller one are one tile
+DUPLICATE_OVERLAP = 0.5  # two boxes covering this much of the smaller one are one tile
 ROW_LINK_ALONG = 2.0  # tiles of one row lie at most this many tile widths apart along it
 ROW_LINK_ACROSS = 0.3  # and their centres at most this share of a tile's height apart across it
 GAP_SPLIT = 0.13  # centres this much further apart than the usual spacing nearby: a new group
@@ -42,6 +42,7 @@ SIDEWAYS_RATIO = 1.35  # along/across this much above the row's usual: the tile 
 MAX_ALTERNATIVES = 6
 MAX_SCORED = 200  # readings scored for alternatives beyond the chosen level
 MAX_CUT_COMBOS = 64  # ways of cutting groups into melds tried per selection
+CUT_COST = 2  # doubt added by each meld cut off a group whose tiles touch (none when a tile lies sideways)
 MAX_HIDDEN_CHOICES = 120  # tiles tried for kongs shown as four backs (an even sample beyond)
 MAX_SCORED_PER_LEVEL = 2000  # readings scored at one level of doubt, at most
 EDGE = 2.0  # px: a box this near the photo's edge may be a tile cut off by the frame
@@ -523,7 +524,7 @@ def _cuts(group: _Group) -> list[tuple[list[_Group], int]]:
                 continue
             seen.add(key)
             chunks = pieces[: len(left) + len(right)]
-            out.append((pieces, sum(0 if _marked(p) else 1 for p in chunks)))
+            out.append((pieces, sum(0 if _marked(p) else CUT_COST for p in chunks)))
     return out
 
 

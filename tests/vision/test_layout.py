@@ -220,3 +220,21 @@ def test_a_claimed_tile_laid_apart_from_its_meld_joins_it():
     assert r["error"] is None, r["error"]
     assert {"kind": "chow", "tiles": ["B1", "B2", "B3"], "exposed": True, "claimed": "B2", "from": "left"} in r["hand"]["melds"]
     assert r["hand"]["win_tile"] == "T6"
+
+
+def test_a_second_box_half_over_a_tile_is_the_same_tile():
+    dets = scene([["W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2 B3", "B4"]])
+    x1, y1, x2, y2 = dets[6]["box"]
+    shifted = [x1 + 0.3 * (x2 - x1), y1, x2 + 0.3 * (x2 - x1), y2]  # covers 70% of W7
+    r = read(dets + [{"tile": "W1", "box": shifted, "score": 0.2}])
+    assert r["error"] is None, r["error"]
+    assert len(r["tiles"]) == 14 and any("read two ways" in w for w in r["warnings"])
+
+
+def test_cutting_touching_tiles_apart_costs_more_than_ignoring_a_gap():
+    # The concealed tiles lie in two pieces (T1 T1 | T4 T5 T6 F3 F3 F3): reading the second
+    # piece as two declared melds would need a cut where the tiles touch.
+    r = read(scene([["T1 T1", "T4 T5 T6 F3 F3 F3", "T2 T3 T4", "T8 T8 T8"]]))
+    assert r["error"] is None, r["error"]
+    assert sorted(r["hand"]["concealed"]) == ["F3", "F3", "T1", "T1", "T4", "T5", "T6"]
+    assert r["hand"]["win_tile"] == "F3"
