@@ -845,7 +845,9 @@ def _warn_about_doubt(best: _Reading, others: list[_Reading], warnings: list[str
         )
     if best.penalty > best.selection.penalty or best.selection.penalty:
         warnings.append("the tiles do not lie as a hand usually does; read as: " + best.describe())
-    elif best.win_apart and not best.hidden and any(r.win_apart and _hand_key(r.hand) != _hand_key(best.hand) for r in others):
+    elif best.win_apart and not best.hidden and any(
+        r.win_apart and r.penalty == best.penalty and _total(r.score) != _total(best.score) for r in others
+    ):
         warnings.append("the grouping can be read more than one way; scored the reading worth most: " + best.describe())
 
 
