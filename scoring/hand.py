@@ -7,10 +7,12 @@ calculator does.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import permutations
+from operator import itemgetter
 
 from .errors import HandError
 from .notation import CONTEXT_DEFAULTS, wind_letter
-from .tiles import CODE_TO_INT, FLOWER_TILES, GLYPHS, INT_TO_CODE, SUIT_TILES, glyphs, name_en
+from .tiles import CODE_TO_INT, FLOWER_TILES, GLYPHS, SUIT_TILES, glyphs, name_en
 
 BOOL_CONTEXT_KEYS = ("self_drawn", "last_tile", "kong_replacement", "robbing_kong", "fourth_tile")
 WIND_CONTEXT_KEYS = ("seat_wind", "prevalent_wind")
@@ -116,6 +118,12 @@ _MELD_KEYS = frozenset(("kind", "tiles", "exposed", "claimed", "from"))
 _PLAYING = frozenset(CODE_TO_INT)
 _FLOWERS = frozenset(FLOWER_TILES)
 _WIND_LETTERS = frozenset("ESWN")
+_bool_context_values = itemgetter(*BOOL_CONTEXT_KEYS)
+_BOOL_TYPE = frozenset((bool,))
+# the three tiles of a chow in any order -> in rank order
+_CHOWS = {order: tuple(f"{suit}{rank + i}" for i in range(3))
+          for suit in "WTB" for rank in range(1, 8)
+          for order in permutations(f"{suit}{rank + i}" for i in range(3))}
 
 
 def validate_hand(hand, extra_context_keys=frozenset()) -> dict:
@@ -159,10 +167,10 @@ def _validate_common_case(hand) -> dict | None:
                 or not _PLAYING.issuperset(tiles):
             return None
         if kind == "chow":
-            ints = sorted([CODE_TO_INT[t] for t in tiles])
-            if not exposed or ints[0] > 0x40 or ints[1] != ints[0] + 1 or ints[2] != ints[0] + 2:
+            ordered = _CHOWS.get(tuple(tiles))
+            if ordered is None or not exposed:
                 return None
-            tiles = [INT_TO_CODE[i] for i in ints]
+            tiles = list(ordered)
         elif tiles.count(tiles[0]) != size or (not exposed and kind != "kong"):
             return None
         else:
@@ -189,9 +197,8 @@ def _validate_common_case(hand) -> dict | None:
         context = {**CONTEXT_DEFAULTS, **raw_context}
         if context["seat_wind"] not in _WIND_LETTERS or context["prevalent_wind"] not in _WIND_LETTERS:
             return None
-        for key in BOOL_CONTEXT_KEYS:
-            if type(context[key]) is not bool:
-                return None
+        if not _BOOL_TYPE.issuperset(map(type, _bool_context_values(context))):
+            return None
     elif raw_context is None or raw_context == {}:
         context = dict(CONTEXT_DEFAULTS)
     else:
