@@ -27,7 +27,9 @@ from typing import Callable
 from vision.classes import BACK
 
 LOW_CONFIDENCE = 0.5  # a tile read with less than this comes back with a warning
-DUPLICATE_OVERLAP = 0.5  # two boxes covering this much of the smaller one are one tile
+DUPLICATE_OVERLAP = 0.7  # two boxes covering this much of the smaller one are one tile
+NEAR_DUPLICATE_OVERLAP = 0.45  # and so are two covering this much with centres close:
+NEAR_DUPLICATE_CENTRES = 0.45  # less than this x the smaller box's short side apart
 ROW_LINK_ALONG = 2.0  # tiles of one row lie at most this many tile widths apart along it
 ROW_LINK_ACROSS = 0.3  # and their centres at most this share of a tile's height apart across it
 GAP_SPLIT = 0.13  # centres this much further apart than the usual spacing nearby: a new group
@@ -129,6 +131,21 @@ def _overlap(a, b) -> float:
     return w * h / smaller if smaller > 0 else 0.0
 
 
+def _same_tile(a, b, weaker_score: float) -> bool:
+    """Two boxes on one tile: they cover most of each other, or (when one of them is
+    unsure) half of each other with their centres close; the boxes of neighbouring tiles
+    in a tilted row overlap too, but their centres lie a tile apart."""
+    overlap = _overlap(a, b)
+    if overlap > DUPLICATE_OVERLAP:
+        return True
+    if weaker_score >= LOW_CONFIDENCE:
+        return False
+    side = min(a[2] - a[0], a[3] - a[1], b[2] - b[0], b[3] - b[1])
+    dx = (a[0] + a[2] - b[0] - b[2]) / 2
+    dy = (a[1] + a[3] - b[1] - b[3]) / 2
+    return overlap > NEAR_DUPLICATE_OVERLAP and math.hypot(dx, dy) < NEAR_DUPLICATE_CENTRES * side
+
+
 def _clean(detections: list[dict]) -> tuple[list[_Tile], list[str]]:
     warnings: list[str] = []
     ordered = sorted(detections, key=lambda d: -float(d.get("score", 1.0)))
@@ -137,7 +154,8 @@ def _clean(detections: list[dict]) -> tuple[list[_Tile], list[str]]:
         box = [float(x) for x in det["box"]]
         if box[2] <= box[0] or box[3] <= box[1]:
             continue
-        twin = next((k for k in kept if _overlap(k["box"], box) > DUPLICATE_OVERLAP), None)
+        score = float(det.get("score", 1.0))
+        twin = next((k for k in kept if _same_tile(k["box"], box, min(k["score"], score))), None)
         if twin is not None:
             if twin["tile"] != det["tile"]:
                 warnings.append(

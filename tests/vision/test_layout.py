@@ -238,3 +238,14 @@ def test_cutting_touching_tiles_apart_costs_more_than_ignoring_a_gap():
     assert r["error"] is None, r["error"]
     assert sorted(r["hand"]["concealed"]) == ["F3", "F3", "T1", "T1", "T4", "T5", "T6"]
     assert r["hand"]["win_tile"] == "F3"
+
+
+def test_boxes_half_over_each_other_are_one_tile_only_when_one_is_unsure():
+    # Boxes covering 60% of each other, centres 0.4 box apart: neighbours in a tilted,
+    # foreshortened row look like this, and so does a second, unsure read of one tile.
+    from vision.layout import _clean
+
+    a = {"tile": "W1", "box": [0, 0, 40, 40], "score": 0.9}
+    b = {"tile": "W2", "box": [16, 0, 56, 40], "score": 0.9}
+    assert len(_clean([a, b])[0]) == 2
+    assert len(_clean([a, dict(b, score=0.2)])[0]) == 1
