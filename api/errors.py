@@ -52,9 +52,10 @@ _DESCRIPTIONS = {
 }
 
 
-def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+def error_responses(*statuses: int, descriptions: dict[int, str] | None = None) -> dict[int | str, dict[str, Any]]:
     """OpenAPI `responses=` entries for these error statuses, all with ErrorResponse."""
-    return {status: {"model": ErrorResponse, "description": _DESCRIPTIONS[status]} for status in statuses}
+    text = {**_DESCRIPTIONS, **(descriptions or {})}
+    return {status: {"model": ErrorResponse, "description": text[status]} for status in statuses}
 
 
 def error_json(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None,

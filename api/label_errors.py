@@ -4,17 +4,14 @@ Every refusal is `{"error": {"code", "message"}}` with the HTTP status in `Label
 """
 from __future__ import annotations
 
-from api.errors import ErrorResponse
+from api.errors import ApiError, error_responses
 
 
-class LabelError(Exception):
+class LabelError(ApiError):
     """A request the store refuses; `status` is the HTTP status to answer with."""
 
     def __init__(self, code: str, message: str, status: int):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
+        super().__init__(status, code, message)
 
     def to_json(self) -> dict:
         return {"error": {"code": self.code, "message": self.message}}
@@ -34,5 +31,5 @@ ERROR_DESCRIPTIONS = {
 
 
 def openapi_errors(*statuses: int) -> dict:
-    """OpenAPI `responses=` entries for the error statuses of a route (all {"error": {code, message}})."""
-    return {status: {"model": ErrorResponse, "description": ERROR_DESCRIPTIONS[status]} for status in statuses}
+    """OpenAPI `responses=` entries for the error statuses of a labelling route."""
+    return error_responses(*statuses, descriptions=ERROR_DESCRIPTIONS)
