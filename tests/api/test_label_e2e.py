@@ -6,21 +6,15 @@ with a fake detector, and drives /label with Playwright against Debian's chromiu
 from __future__ import annotations
 
 import io
-import os
-import socket
-import threading
 import time
 
 import pytest
 from PIL import Image
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+from browser import launch_chromium, require_chromium, serving
 
-sync_api = pytest.importorskip("playwright.sync_api")
-if not os.path.exists(CHROMIUM):
-    pytest.skip("Debian chromium is not installed (scripts/system-deps.sh)", allow_module_level=True)
+require_chromium()
+from playwright import sync_api  # noqa: E402
 
 DETECTIONS = [
     {"tile": "W1", "box": [40, 40, 120, 160], "score": 0.95},
@@ -41,12 +35,6 @@ def jpeg(path, size=(400, 200)):
     path.write_bytes(buffer.getvalue())
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
 def folder(tmp_path):
     jpeg(tmp_path / "a.jpg")
@@ -56,31 +44,19 @@ def folder(tmp_path):
 
 @pytest.fixture
 def server(folder):
-    import uvicorn
-
     from api.app import create_app
     from api.label_routes import configure_labelling
 
     app = create_app()
     configure_labelling(app, folder, detector=FakeDetector())
-    port = free_port()
-    uv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=uv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not uv.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("uvicorn did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    uv.should_exit = True
-    thread.join(timeout=10)
+    with serving(app) as url:
+        yield url
 
 
 @pytest.fixture
 def page():
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = launch_chromium(playwright)
         try:
             yield browser.new_page(viewport={"width": 1280, "height": 800})
         finally:

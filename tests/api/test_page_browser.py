@@ -10,53 +10,30 @@ from __future__ import annotations
 import base64
 import io
 import json
-import os
-import socket
-import threading
-import time
 from collections import Counter
 
 import pytest
 import scoring
 from synth_hand import SYNTH_PHOTO, SYNTH_RECORD, TrueBoxes
 
-CHROMIUM = "/usr/bin/chromium"
 PHOTO = SYNTH_PHOTO
 RECORD = SYNTH_RECORD
 
-if not os.path.exists(CHROMIUM):
-    pytest.skip(f"no {CHROMIUM}: install Debian's chromium (scripts/system-deps.sh)", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api")
-uvicorn = pytest.importorskip("uvicorn")
+from browser import launch_chromium, require_chromium, serving
 
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-               "--disable-sync", "--no-first-run"]
+require_chromium()
+from playwright import sync_api  # noqa: E402
+
 TIMEOUT_MS = 30_000
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def server():
     from api.app import create_app
 
-    port = _free_port()
     app = create_app()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            pytest.fail("uvicorn did not start")
-        time.sleep(0.05)
-    yield app, f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    with serving(app) as url:
+        yield app, url
 
 
 @pytest.fixture
@@ -75,7 +52,7 @@ def exact_detector(server, monkeypatch):
 @pytest.fixture(scope="module")
 def browser():
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS, headless=True)
+        browser = launch_chromium(playwright)
         yield browser
         browser.close()
 
