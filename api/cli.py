@@ -17,24 +17,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    import dataclasses
     import logging
-    from pathlib import Path
 
     import uvicorn
 
     from api.app import create_app
     from api.errors import ApiError
-    from api.settings import Settings
+    from api.settings import settings_for_command
 
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    try:
-        settings = Settings.from_env()
-    except ValueError as exc:
-        print(f"fanshot serve: {exc}", file=sys.stderr)
-        return 2
-    if args.model_dir:
-        settings = dataclasses.replace(settings, model_dir=Path(args.model_dir))
+    settings = settings_for_command("fanshot serve", args.model_dir)
     app = create_app(settings)
     try:  # load the model now, so the first photo is not slow; serve scoring without it if absent
         app.state.inference.detector()

@@ -90,22 +90,13 @@ def _export(store, args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import dataclasses
-    from pathlib import Path
-
     import uvicorn
 
     from api.app import create_app
     from api.label_routes import configure_labelling
-    from api.settings import Settings
+    from api.settings import settings_for_command
 
-    try:
-        settings = Settings.from_env()
-    except ValueError as exc:
-        print(f"fanshot label: {exc}", file=sys.stderr)
-        return 2
-    if args.model_dir:
-        settings = dataclasses.replace(settings, model_dir=Path(args.model_dir))
+    settings = settings_for_command("fanshot label", args.model_dir)
     app = create_app(settings)
     store = configure_labelling(app, args.folder)
     print(f"Labelling {store.root} on http://{args.host}:{args.port}/label", file=sys.stderr)

@@ -50,3 +50,20 @@ class Settings:
                 except ValueError:
                     raise ValueError(f"{cls.ENV_PREFIX}{field.name.upper()} must be an integer, got {raw!r}") from None
         return cls(**values)
+
+
+def settings_for_command(prog: str, model_dir: str | None = None) -> Settings:
+    """The settings of a `fanshot` command: the environment, with --model-dir over it.
+
+    A bad setting ends the command with its message and exit status 2."""
+    import dataclasses
+    import sys
+
+    try:
+        settings = Settings.from_env()
+    except ValueError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    if model_dir:
+        settings = dataclasses.replace(settings, model_dir=Path(model_dir))
+    return settings

@@ -45,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
+    except SystemExit as exc:  # a handler that ends the command early with a status
+        return exc.code if isinstance(exc.code, int) else 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # output piped into `head` and the like
