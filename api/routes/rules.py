@@ -16,10 +16,10 @@ def context_field_table() -> dict:
     from scoring.tiles import PLAYING_TILES
 
     first_turn_labels = {
-        "initial_deal": {"zh": "天和（庄家起牌即和）", "en": "Heavenly Hand (dealer wins on the deal)"},
+        "initial_deal": {"zh": "天和（庄家起牌即和）", "en": "天和 Heavenly Hand (dealer wins on the deal)"},
         "first_draw_after_dealer": {"zh": "地和（庄家出第一张后下家自摸）",
-                                    "en": "Earthly Hand (next player self-draws on the first turn)"},
-        "first_go_around": {"zh": "人和（第一圈内和牌）", "en": "Human Hand (win in the first go-around)"},
+                                    "en": "地和 Earthly Hand (next player self-draws on the first turn)"},
+        "first_go_around": {"zh": "人和（第一圈内和牌）", "en": "人和 Human Hand (win in the first go-around)"},
     }
     return {
         "dealer": {"type": "bool", "default": CONTEXT_DEFAULTS["dealer"],

@@ -19,7 +19,7 @@ const TEXT = {
     chow: "吃", pung: "碰", kong: "杠", incomplete: "未完成", meets_min: "够{n}{unit}起和",
     below_min: "不够{n}{unit}起和", no_tiles: "照片里没有找到牌。", need_win: "请点一张牌设为和牌。",
     meld_size: "每个副露需要 3 或 4 张牌。", busy: "服务器忙，请稍后再试。", failed: "出错了",
-    use_alt: "改用这个读法", network: "网络错误，请重试。", winds: { E: "东", S: "南", W: "西", N: "北" },
+    use_alt: "改用这个读法", network: "网络错误，请重试。", not_set: "—（无）", winds: { E: "东", S: "南", W: "西", N: "北" },
   },
   en: {
     tagline: "MCR mahjong scorer", take_photo: "Take photo", pick_photo: "Pick from gallery",
@@ -36,7 +36,7 @@ const TEXT = {
     below_min: "Below the {n} {unit} minimum", no_tiles: "No tiles found in the photo.",
     need_win: "Tap a tile and mark it as the winning tile.", meld_size: "Each meld needs 3 or 4 tiles.",
     busy: "The server is busy; try again in a moment.", failed: "Something went wrong",
-    use_alt: "Use this reading", network: "Network error; please retry.",
+    use_alt: "Use this reading", network: "Network error; please retry.", not_set: "— (none)",
     winds: { E: "East", S: "South", W: "West", N: "North" },
   },
 };
@@ -63,6 +63,7 @@ const state = {
   hand: null,        // {concealed: [], melds: [{tiles, exposed, claimed, from}], win_tile, flowers: []}
   context: { self_drawn: false, seat_wind: "E", prevalent_wind: "E", last_tile: false,
     kong_replacement: false, robbing_kong: false, fourth_tile: false },
+  extra: {},         // the chosen rule set's own context fields (its context_fields in GET /rules)
   analysis: null,
   scoreSeq: 0,
 };
@@ -409,6 +410,68 @@ function renderRules() {
   const sets = state.rulesets.length ? state.rulesets : [{ name: "mcr", title: "MCR" }];
   select.replaceChildren(...sets.map((rs) => new Option(ruleTitle(rs), rs.name)));
   select.value = state.rules;
+  renderExtraFields();
+}
+
+// ---------- the rule set's own context fields (dealer, first turn, wild tile for lianzhong) ----------
+
+function extraFields() {
+  const rs = state.rulesets.find((r) => r.name === state.rules);
+  return ((rs && rs.context_fields) || []).filter((f) => ["bool", "enum", "tile"].includes(f.type));
+}
+
+// Keep the values of the fields the chosen rule set reads, each at its default until set; drop the rest.
+function keepExtraFields() {
+  const kept = {};
+  for (const field of extraFields()) {
+    kept[field.name] = field.name in state.extra ? state.extra[field.name] : (field.default ?? null);
+  }
+  state.extra = kept;
+}
+
+function fieldLabel(label) {
+  return (label && (label[state.lang] || label.zh || label.en)) || "";
+}
+
+function tileOptionText(code) {
+  const l = tileLabel(code);
+  return `${l.face}${l.suit} (${l.code})`;
+}
+
+function renderExtraFields() {
+  keepExtraFields();
+  const switches = $("extra-switches"), selects = $("extra-selects");
+  switches.replaceChildren();
+  selects.replaceChildren();
+  const fields = extraFields();
+  $("extra-fields").hidden = fields.length === 0;
+  for (const field of fields) {
+    const label = document.createElement("label");
+    const name = document.createElement("span");
+    name.textContent = fieldLabel(field.label);
+    const value = state.extra[field.name];
+    if (field.type === "bool") {
+      const box = document.createElement("input");
+      box.type = "checkbox";
+      box.id = `ctx-${field.name}`;
+      box.checked = !!value;
+      box.addEventListener("change", () => { state.extra[field.name] = box.checked; rescore(); });
+      label.append(box, " ", name);
+      switches.append(label);
+      continue;
+    }
+    const select = document.createElement("select");
+    select.id = `ctx-${field.name}`;
+    const options = field.type === "enum"
+      ? field.values.map((v) => new Option(fieldLabel(v.label) || v.value, v.value))
+      : field.values.map((code) => new Option(tileOptionText(code), code));
+    select.replaceChildren(new Option(t("not_set"), ""), ...options);
+    select.value = value ?? "";
+    select.addEventListener("change", () => { state.extra[field.name] = select.value || null; rescore(); });
+    label.className = "wide";
+    label.append(name, " ", select);
+    selects.append(label);
+  }
 }
 
 // ---------- server calls ----------
@@ -422,8 +485,12 @@ function loadHand(hand) {
     flowers: sortTiles(hand.flowers || []),
   };
   if (hand.context) {
-    Object.assign(state.context, hand.context);
+    for (const [key, value] of Object.entries(hand.context)) {
+      if (key in state.context) state.context[key] = value;
+      else if (key in state.extra) state.extra[key] = value;  // a field the chosen rule set reads
+    }
     syncContextInputs();
+    renderExtraFields();
   }
 }
 
@@ -441,7 +508,7 @@ function handJson() {
     melds.push(meld);
   }
   return { hand: { concealed: h.concealed, melds, win_tile: h.win_tile, flowers: h.flowers,
-    context: { ...state.context } } };
+    context: { ...state.context, ...state.extra } } };
 }
 
 async function rescore() {
@@ -592,7 +659,7 @@ function init() {
   for (const wind of ["seat_wind", "prevalent_wind"]) {
     $(`ctx-${wind}`).addEventListener("change", (e) => { state.context[wind] = e.target.value; rescore(); });
   }
-  $("rules").addEventListener("change", (e) => { state.rules = e.target.value; rescore(); });
+  $("rules").addEventListener("change", (e) => { state.rules = e.target.value; renderExtraFields(); rescore(); });
   applyLanguage();
   syncContextInputs();
   loadRules();

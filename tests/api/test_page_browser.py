@@ -227,3 +227,39 @@ def test_a_big_photo_is_shrunk_in_the_browser_before_upload(page, tmp_path):
         return (await shrinkPhoto(file)) === file;
     }""", base64.b64encode(PHOTO.read_bytes()).decode())
     assert small  # a photo within the size the server reads goes as it is
+
+
+def test_lianzhong_first_turn_on_the_page_then_back_to_mcr(page):
+    page.click("#manual")
+    page.click("#concealed .tile.add")
+    for code in ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "B1", "B2", "B3", "B5"]:
+        page.click(f'#palette .tile[data-tile="{code}"]')
+    page.click("#sheet-close")
+    page.click("#win-tile .tile.add")
+    page.click('#palette .tile[data-tile="B5"]')
+    page.check("#ctx-self_drawn")
+    assert page.locator("#extra-fields").is_hidden()  # mcr reads no extra fields
+
+    page.wait_for_function("() => [...document.getElementById('rules').options].some(o => o.value === 'lianzhong')")
+    page.select_option("#rules", "lianzhong")
+    assert page.locator("#extra-fields").is_visible()
+    page.check("#ctx-dealer")
+    before = int(shown_total(page))
+    labels = page.locator("#ctx-first_turn option").all_inner_texts()
+    assert [label[:2] for label in labels[1:]] == ["天和", "地和", "人和"]
+    assert page.locator("#ctx-wild_tile option").count() == 1 + 34
+    page.select_option("#ctx-first_turn", "initial_deal")
+    page.wait_for_function("() => document.querySelector('#fan-table tbody').textContent.includes('天和')")
+    row = page.locator("#fan-table tbody tr", has_text="天和").locator("td").all_inner_texts()
+    assert row[1] == "168"
+    state = shown_hand(page)
+    sent = scoring.score_hand({**state["hand"], "context": {**state["context"], **state["extra"]}}, rules="lianzhong")
+    assert int(shown_total(page)) == sent["total"] > before
+    assert not page.locator("#score-error").is_visible()
+
+    page.select_option("#rules", "mcr")  # the lianzhong fields are dropped: mcr refuses them
+    page.wait_for_function("() => !document.querySelector('#fan-table tbody').textContent.includes('天和')")
+    state = shown_hand(page)
+    assert state["extra"] == {} and page.locator("#extra-fields").is_hidden()
+    assert not page.locator("#score-error").is_visible()
+    assert shown_total(page) == str(score_of(state["hand"], state["context"])["total"])
