@@ -25,6 +25,9 @@ async def analyze(
     kong_replacement: bool = Form(False, description="杠上开花"),
     robbing_kong: bool = Form(False, description="抢杠和"),
     fourth_tile: bool = Form(False, description="和绝张"),
+    dealer: bool | None = Form(None, description="庄家 (rule sets that read it, e.g. lianzhong)"),
+    first_turn: str | None = Form(None, max_length=40, description="天和/地和/人和 state (lianzhong)"),
+    wild_tile: str | None = Form(None, max_length=4, description="the wild 混 tile (lianzhong)"),
     inline_image: bool = Form(False, description="true: the annotated photo inline as base64, not a URL"),
 ) -> dict:
     """Tiles (code, box, score), the hand read from them, its score, warnings and
@@ -34,6 +37,8 @@ async def analyze(
     context = {"self_drawn": self_drawn, "seat_wind": seat_wind, "prevalent_wind": prevalent_wind,
                "last_tile": last_tile, "kong_replacement": kong_replacement, "robbing_kong": robbing_kong,
                "fourth_tile": fourth_tile}
+    extra = {"dealer": dealer, "first_turn": first_turn, "wild_tile": wild_tile}
+    context.update({key: value for key, value in extra.items() if value is not None})  # the rule set judges them
     async with state.pool.admission():  # a place in the pool before the upload is read into memory
         data = await read_image_upload(image, state.settings.max_upload_bytes)
         result = await state.pool.execute(state.inference.analyze, data, context, rules)

@@ -77,6 +77,21 @@ def test_the_win_conditions_and_rules_reach_the_scorer(stand_in):
     assert plain["score"]["fans"] != drawn["score"]["fans"]
 
 
+def test_a_rule_sets_own_context_fields_reach_the_scorer(stand_in):
+    client, _ = stand_in()
+    body = _post(client, {"rules": "lianzhong", "dealer": "true", "wild_tile": "J1"}).json()
+    assert body["hand"]["context"]["dealer"] is True and body["hand"]["context"]["wild_tile"] == "J1"
+    assert body["score"] == scoring.score_hand(body["hand"], "lianzhong")
+    # 天和 with the photo's exposed melds: the scorer's own refusal comes back, not a guess
+    body = _post(client, {"rules": "lianzhong", "self_drawn": "true", "dealer": "true",
+                          "first_turn": "initial_deal"}).json()
+    assert body["hand"]["context"]["first_turn"] == "initial_deal"
+    assert body["score"] is None and "claimed" in body["error"]["message"]
+    refused = _post(client, {"dealer": "true"})  # mcr reads no dealer field
+    assert refused.status_code == 422
+    assert refused.json()["error"]["code"] == "unknown_context_key"
+
+
 def test_a_big_photo_is_analysed_on_a_copy_at_most_analysis_max_side_long(stand_in):
     client, detector = stand_in(analysis_max_side=900)
     body = _post(client).json()
