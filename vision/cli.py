@@ -45,6 +45,17 @@ def register(subparsers) -> None:
     finder.add_argument("--threads", type=int, default=2)
     finder.set_defaults(func=_train_finder)
 
+    finder_data = stages.add_parser(
+        "finder-data", help="merge YOLO sets into the finder's one-class (tile) dataset, images symlinked")
+    finder_data.add_argument("--real", required=True, help="real YOLO set: its train.txt trains, its val.txt validates")
+    finder_data.add_argument("--real-repeat", type=int, default=1, metavar="N", help="list the real train images N times")
+    finder_data.add_argument("--synth", action="append", default=[], metavar="DIR[:A-B,...]",
+                             help="synthetic YOLO set for train, optionally only images A..B (sorted order, inclusive)")
+    finder_data.add_argument("--synth-val", action="append", default=[], metavar="DIR[:A-B,...]",
+                             help="synthetic YOLO set (or images of it) for val")
+    finder_data.add_argument("--out", required=True, help="output folder (data.yaml, images/, labels/, train.txt, val.txt)")
+    finder_data.set_defaults(func=_train_finder_data)
+
     crops = stages.add_parser("crops", help="cut classifier crops from a YOLO dataset into an NPZ")
     crops.add_argument("--data", help="YOLO folder")
     crops.add_argument("--list", default=None, help="only the images named in this file (e.g. train.txt)")
@@ -169,6 +180,20 @@ def _train_finder(args) -> int:
         imgsz=args.imgsz, epochs=args.epochs, batch=args.batch, threads=args.threads,
     )
     print(run)
+    return 0
+
+
+def _train_finder_data(args) -> int:
+    from vision.train_data import FinderDataError, build_finder_data, parse_source
+
+    try:
+        counts = build_finder_data(
+            args.real, args.out, real_repeat=args.real_repeat,
+            synth_train=[parse_source(s) for s in args.synth], synth_val=[parse_source(s) for s in args.synth_val],
+        )
+    except FinderDataError as exc:
+        return _fail(f"train finder-data: {exc}")
+    print(json.dumps(counts))
     return 0
 
 
