@@ -6,7 +6,9 @@ yaml and trained from scratch, or fine-tuned from one of our own checkpoints.
 
 A run lives in RUNS/NAME (outside the repository). Calling `train_finder` again
 with the same name resumes from RUNS/NAME/weights/last.pt, so a long run can span
-several sessions; once a run has finished, a new NAME can start from its best.pt
+several sessions, also on another machine: the checkpoint is first pointed at the
+DATA and RUNS/NAME given now (ultralytics would otherwise reuse the dataset path and
+run folder stored in it; see training/README.md). Once a run has finished, a new NAME can start from its best.pt
 (`init`) on other data, e.g. the real photos plus synthetic scenes.
 """
 from __future__ import annotations
@@ -69,6 +71,20 @@ def run_finished(run_dir: Path) -> bool:
     return checkpoint.get("epoch", -1) == -1 or checkpoint.get("epoch", -1) + 1 >= epochs
 
 
+def retarget_checkpoint(last: Path, data: str | Path, run_dir: Path) -> bool:
+    """Point LAST's stored train args at DATA and RUN_DIR (for resuming elsewhere); True if it changed."""
+    import torch
+
+    checkpoint = torch.load(last, map_location="cpu", weights_only=False)
+    args = checkpoint.get("train_args") or {}
+    wanted = {"data": str(data), "save_dir": str(run_dir), "project": str(run_dir.parent), "name": run_dir.name}
+    if all(args.get(k) == v for k, v in wanted.items()):
+        return False
+    checkpoint["train_args"] = {**args, **wanted}
+    torch.save(checkpoint, last)
+    return True
+
+
 def train_finder(
     data: str | Path,
     *,
@@ -91,6 +107,8 @@ def train_finder(
     run_dir = runs / name
     last = run_dir / "weights" / "last.pt"
     if last.is_file() and not run_finished(run_dir):
+        if retarget_checkpoint(last, Path(data).absolute(), run_dir.absolute()):
+            print(f"{last}: now trains on {data} into {run_dir}")
         print(f"resuming {last}")
         yolo = YOLO(str(last))
         yolo.add_callback("on_pretrain_routine_start", _thread_callback(threads))
