@@ -176,8 +176,8 @@ def build_finder_data(
         raise FinderDataError("the real train list must be repeated at least once")
     real = Path(real)
     out = Path(out).absolute()
-    builder = _Builder(out)
     real_classes = len(class_names(real))
+    builder = _Builder(out)
     train: list[str] = []
     val: list[str] = []
     real_train = [builder.place(real, img, real_classes) for img in listed_images(real, "train.txt")]
