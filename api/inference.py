@@ -58,9 +58,14 @@ class Inference:
 
     def detect(self, data: bytes) -> dict[str, Any]:
         """Tiles in the photo, boxes in pixels of the photo as shown (EXIF orientation applied)."""
-        rgb = self.decode(data)
-        height, width = rgb.shape[:2]
-        return {"width": width, "height": height, "detections": self.detector().detect(rgb)}
+        from vision.decode import ImageError
+        from vision.detector import detect_photo
+
+        detector = self.detector()
+        try:
+            return detect_photo(detector, data, max_pixels=self.settings.max_pixels)
+        except ImageError as exc:
+            raise ApiError(exc.status, exc.code, exc.message) from None
 
     def analyze(self, data: bytes, context: dict[str, Any], rules: str) -> Annotated:
         """The analysis of vision.analyze, on the photo decoded at most `analysis_max_side`

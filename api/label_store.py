@@ -365,7 +365,8 @@ class LabelStore:
 
     def _detect(self, rel: str) -> tuple[list[dict], tuple[int, int]]:
         """Detector boxes in pixels of the full image, and its (width, height)."""
-        from vision.decode import ImageError, decode_image, probe_image
+        from vision.decode import ImageError
+        from vision.detector import detect_photo
 
         try:
             detector = self._detector_factory()
@@ -373,19 +374,13 @@ class LabelStore:
             raise _NoDetector(str(exc)) from exc
         data = self.read_image(rel)
         try:
-            width, height = probe_image(data)
             # The detector letterboxes to its own size; a copy at most DETECT_MAX_SIDE long is
-            # as good and much faster to decode (JPEG DCT scaling). Boxes are scaled back.
-            rgb = decode_image(data, max_side=DETECT_MAX_SIDE)
+            # as good and much faster to decode (JPEG DCT scaling). Boxes come back scaled.
+            result = detect_photo(detector, data, max_side=DETECT_MAX_SIDE)
         except ImageError as exc:
             raise LabelError(exc.code, f"{rel}: {exc.message}", exc.status) from exc
-        sx, sy = width / rgb.shape[1], height / rgb.shape[0]
-        found = [
-            {"tile": d["tile"], "score": float(d["score"]),
-             "box": [round(float(x) * s, 2) for x, s in zip(d["box"], (sx, sy, sx, sy))]}
-            for d in detector.detect(rgb)
-            if d.get("tile") in CLASS_ID
-        ]
+        width, height = result["width"], result["height"]
+        found = [d for d in result["detections"] if d.get("tile") in CLASS_ID]
         return found, (width, height)
 
     def _write(self, image: Path, boxes: list[dict], size: tuple[int, int], *, reviewed: bool,

@@ -5,9 +5,7 @@ import json
 import sys
 from pathlib import Path
 
-# Photos are decoded at most this many pixels long before detection: a 4000 px JPEG then
-# decodes at 1/4 scale in the codec (fast), and tiles keep enough pixels for the classifier.
-DETECT_MAX_SIDE = 1000
+from vision.detector import DETECT_MAX_SIDE, detect_photo
 
 
 def register(subparsers) -> None:
@@ -98,21 +96,6 @@ def _load_detector(model_dir, conf: float | None = None):
         return detector
     except ModelNotFoundError as exc:
         raise SystemExit(_fail(str(exc)))
-
-
-def detect_photo(detector, data: bytes) -> dict:
-    """Detections for one photo, boxes in pixels of the image as stored (EXIF orientation applied)."""
-    from vision.decode import decode_image, probe_image
-
-    width, height = probe_image(data)
-    rgb = decode_image(data, max_side=DETECT_MAX_SIDE)
-    scale_x, scale_y = width / rgb.shape[1], height / rgb.shape[0]
-    detections = []
-    for d in detector.detect(rgb):
-        x1, y1, x2, y2 = d["box"]
-        box = [round(x1 * scale_x, 1), round(y1 * scale_y, 1), round(x2 * scale_x, 1), round(y2 * scale_y, 1)]
-        detections.append({"tile": d["tile"], "box": box, "score": d["score"]})
-    return {"width": width, "height": height, "detections": detections}
 
 
 def _detect(args) -> int:

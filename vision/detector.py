@@ -218,3 +218,26 @@ def get_detector(model_dir: str | Path | None = None) -> Detector:
         if key not in _detectors:
             _detectors[key] = Detector(key)
         return _detectors[key]
+
+
+# Photos are decoded at most this many pixels long before detection: a 4000 px JPEG then
+# decodes at 1/4 scale in the codec (fast), and tiles keep enough pixels for the classifier.
+DETECT_MAX_SIDE = 1000
+
+
+def detect_photo(detector, data: bytes, *, max_side: int = DETECT_MAX_SIDE, max_pixels: int | None = None) -> dict:
+    """Detections for one photo's bytes, boxes in pixels of the image as stored (EXIF
+    orientation applied): `{"width", "height", "detections"}`. The photo is detected on a
+    copy at most `max_side` long; raises vision.decode.ImageError for bad bytes."""
+    from vision.decode import DEFAULT_MAX_PIXELS, decode_image, probe_image
+
+    limit = DEFAULT_MAX_PIXELS if max_pixels is None else max_pixels
+    width, height = probe_image(data, max_pixels=limit)
+    rgb = decode_image(data, max_pixels=limit, max_side=max_side)
+    sx, sy = width / rgb.shape[1], height / rgb.shape[0]
+    detections = []
+    for d in detector.detect(rgb):
+        x1, y1, x2, y2 = d["box"]
+        box = [round(x1 * sx, 1), round(y1 * sy, 1), round(x2 * sx, 1), round(y2 * sy, 1)]
+        detections.append({"tile": d["tile"], "box": box, "score": float(d["score"])})
+    return {"width": width, "height": height, "detections": detections}
