@@ -78,7 +78,8 @@ def _check(dataset: list[dict]) -> None:
 
 # ---------------------------------------------------------------- YOLO
 
-def _yolo_names(data_yaml: Path) -> list[str]:
+def yolo_class_names(data_yaml: Path) -> list[str]:
+    """The class names of a YOLO data.yaml (a list or an {id: name} map), in id order."""
     try:
         data = yaml.safe_load(data_yaml.read_text())
     except (OSError, yaml.YAMLError) as exc:
@@ -98,7 +99,7 @@ def read_yolo(directory: str | Path) -> list[dict]:
     if not data_yaml.is_file():
         raise DatasetError(f"{root} is not a YOLO dataset: no data.yaml")
     try:
-        codes = remap_names(_yolo_names(data_yaml))
+        codes = remap_names(yolo_class_names(data_yaml))
     except ClassMapError as exc:
         raise DatasetError(f"{data_yaml}: {exc}") from exc
     image_dir = root / "images"

@@ -25,7 +25,7 @@ from pathlib import Path
 import yaml
 
 from datasets.classmap import ClassMapError, remap_names
-from datasets.formats import IMAGE_SUFFIXES
+from datasets.formats import IMAGE_SUFFIXES, DatasetError, yolo_class_names
 
 FINDER_NAMES = {0: "tile"}
 
@@ -63,19 +63,11 @@ def parse_source(spec: str) -> Source:
 def class_names(root: Path) -> list[str]:
     data_yaml = root / "data.yaml"
     try:
-        data = yaml.safe_load(data_yaml.read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise FinderDataError(f"{root} is not a YOLO dataset: cannot read data.yaml ({exc})") from exc
-    names = data.get("names") if isinstance(data, dict) else None
-    if isinstance(names, dict):
-        names = [names[k] for k in sorted(names)]
-    if not names:
-        raise FinderDataError(f"{data_yaml} has no class names")
-    try:
-        remap_names([str(n) for n in names])
-    except ClassMapError as exc:
-        raise FinderDataError(f"{data_yaml}: {exc}") from exc
-    return [str(n) for n in names]
+        names = yolo_class_names(data_yaml)
+        remap_names(names)
+    except (DatasetError, ClassMapError) as exc:
+        raise FinderDataError(f"{root} is not a YOLO dataset we can read: {exc}") from exc
+    return names
 
 
 def _sorted_images(root: Path) -> list[Path]:
