@@ -22,7 +22,7 @@ def register(subparsers) -> None:
     p.add_argument("--kong-replacement", action="store_true", help="won on a kong's replacement tile (杠上开花)")
     p.add_argument("--robbing-kong", action="store_true", help="won by robbing a kong (抢杠和)")
     p.add_argument("--fourth-tile", action="store_true", help="won on the last copy of the tile (和绝张)")
-    p.add_argument("--rules", default="mcr", help="rule set name (see `fanshot rules`); default mcr")
+    p.add_argument("--rules", default="mcr", help="rule set name (see `fanshot score --list-rules`); default mcr")
     p.add_argument("--out", metavar="JPG", help="write the annotated photo here")
     p.add_argument("--json", action="store_true", help="print {tiles, hand, score, warnings, alternatives} as JSON")
     p.add_argument("--model-dir", help="detector model folder (default: the shipped models/)")
