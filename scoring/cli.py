@@ -14,20 +14,8 @@ def register(subparsers) -> None:
     p.add_argument("--rules", default="mcr", help="rule set name (default mcr; see --list-rules)")
     p.add_argument("--list-rules", action="store_true", help="list the rule sets and exit")
     p.add_argument("--json", action="store_true", help="print the score JSON instead of a table")
-    p.add_argument("--seat-wind", default=None, help="seat wind E S W N (default E)")
-    p.add_argument("--prevalent-wind", default=None, help="prevalent (round) wind E S W N (default E)")
-    p.add_argument("--self-drawn", action="store_true", help="won by self-draw (自摸)")
-    p.add_argument("--last-tile", action="store_true", help="the last tile of the wall (妙手回春 / 海底捞月)")
-    p.add_argument("--kong-replacement", action="store_true", help="won on a kong's replacement tile (杠上开花)")
-    p.add_argument("--robbing-kong", action="store_true", help="won by robbing a kong (抢杠和)")
-    p.add_argument("--fourth-tile", action="store_true", help="the winning tile is the last copy (和绝张)")
+    add_context_arguments(p)
     p.add_argument("--flowers", default=None, help="number of flowers, or their codes: 2 or H1,H6")
-    from .lianzhong import FIRST_TURNS
-    p.add_argument("--dealer", action="store_true", help="the winner is the dealer (庄家); --rules lianzhong")
-    p.add_argument("--first-turn", choices=FIRST_TURNS, default=None,
-                   help="a win in the first go-around (天和 / 地和 / 人和); --rules lianzhong")
-    p.add_argument("--wild-tile", metavar="CODE", default=None,
-                   help="the wild tile (混), a code like J1 or one tile like 5m; --rules lianzhong")
     p.set_defaults(func=_score_command)
 
     c = subparsers.add_parser("score-check", help="differential test: our mcr-reference against pymahjonggb")
@@ -43,12 +31,43 @@ def register(subparsers) -> None:
     b.set_defaults(func=_bench_command)
 
 
-def _context_args(args) -> dict:
-    return {"self_drawn": args.self_drawn or None, "seat_wind": args.seat_wind,
-            "prevalent_wind": args.prevalent_wind, "last_tile": args.last_tile or None,
-            "kong_replacement": args.kong_replacement or None, "robbing_kong": args.robbing_kong or None,
-            "fourth_tile": args.fourth_tile or None, "dealer": args.dealer or None, "first_turn": args.first_turn,
-            "wild_tile": args.wild_tile}
+def add_context_arguments(parser) -> None:
+    """The win-condition flags, one per field of the hand JSON's context: `fanshot score` and
+    `fanshot analyze` both take them. `context_from_args` turns them into the context dict."""
+    from .lianzhong import FIRST_TURNS
+    g = parser.add_argument_group("win conditions (the hand JSON's context)")
+    g.add_argument("--seat-wind", metavar="WIND", default=None, help="seat wind E S W N (default E)")
+    g.add_argument("--prevalent-wind", metavar="WIND", default=None, help="prevalent (round) wind E S W N (default E)")
+    g.add_argument("--self-drawn", action="store_true", help="won by self-draw (自摸)")
+    g.add_argument("--last-tile", action="store_true", help="the last tile of the wall (妙手回春 / 海底捞月)")
+    g.add_argument("--kong-replacement", action="store_true", help="won on a kong's replacement tile (杠上开花)")
+    g.add_argument("--robbing-kong", action="store_true", help="won by robbing a kong (抢杠和)")
+    g.add_argument("--fourth-tile", action="store_true", help="the winning tile is the last copy (和绝张)")
+    g.add_argument("--dealer", action="store_true", help="the winner is the dealer (庄家); --rules lianzhong")
+    g.add_argument("--first-turn", choices=FIRST_TURNS, default=None,
+                   help="a win in the first go-around (天和 / 地和 / 人和); --rules lianzhong")
+    g.add_argument("--wild-tile", metavar="CODE", default=None,
+                   help="the wild tile (混), a code like J1 or one tile like 5m; --rules lianzhong")
+
+
+def context_from_args(args, rules: str) -> dict:
+    """The context fields the flags of `add_context_arguments` set, winds as letters and the wild tile
+    as a code; a flag left unset is left out (the rule set's default applies). A bad wind or wild tile,
+    a flag the rule set does not read, or an unknown rule set raises HandError."""
+    from .notation import wind_letter
+    flags = {"self_drawn": args.self_drawn or None, "seat_wind": args.seat_wind,
+             "prevalent_wind": args.prevalent_wind, "last_tile": args.last_tile or None,
+             "kong_replacement": args.kong_replacement or None, "robbing_kong": args.robbing_kong or None,
+             "fourth_tile": args.fourth_tile or None, "dealer": args.dealer or None,
+             "first_turn": args.first_turn, "wild_tile": args.wild_tile}
+    context = {key: value for key, value in flags.items() if value is not None}
+    for key in ("seat_wind", "prevalent_wind"):
+        if key in context:
+            context[key] = wind_letter(context[key])
+    if "wild_tile" in context:
+        context["wild_tile"] = _wild_tile(context["wild_tile"])
+    _check_rule_set_context(context, rules)
+    return context
 
 
 def _check_rule_set_context(context: dict, rules: str) -> None:
@@ -84,7 +103,6 @@ def _error(exc) -> int:
 
 def _score_command(args) -> int:
     from . import HandError, list_rulesets, parse_hand, score_hand
-    from .notation import wind_letter
     if args.list_rules:
         for rs in list_rulesets():
             print(f"{rs['name']:16} {rs['title']}{'  (partial)' if rs['partial'] else ''}")
@@ -95,13 +113,7 @@ def _score_command(args) -> int:
         print("error: give a hand, e.g. fanshot score \"123m456m789m123p5p+5p\", or --jsonl FILE", file=sys.stderr)
         return 2
     try:
-        context = {k: v for k, v in _context_args(args).items() if v is not None}
-        for key in ("seat_wind", "prevalent_wind"):
-            if key in context:
-                context[key] = wind_letter(context[key])
-        if "wild_tile" in context:
-            context["wild_tile"] = _wild_tile(context["wild_tile"])
-        _check_rule_set_context(context, args.rules)
+        context = context_from_args(args, args.rules)
         if args.hand.lstrip().startswith(("{\"", "{ ", "{\n")):
             try:
                 hand = json.loads(args.hand)

@@ -5,7 +5,7 @@ import json
 import sys
 from pathlib import Path
 
-WIND_CHOICES = ("E", "S", "W", "N")
+from scoring.cli import add_context_arguments, context_from_args
 
 
 def register(subparsers) -> None:
@@ -15,13 +15,7 @@ def register(subparsers) -> None:
         description="Detect the tiles in PHOTO, read the hand and print its fans and total.",
     )
     p.add_argument("photo", help="JPEG, PNG, WebP or HEIC photo of a revealed winning hand")
-    p.add_argument("--seat-wind", choices=WIND_CHOICES, default="E")
-    p.add_argument("--prevalent-wind", choices=WIND_CHOICES, default="E")
-    p.add_argument("--self-drawn", action="store_true", help="won on a self-drawn tile (自摸)")
-    p.add_argument("--last-tile", action="store_true", help="won on the last tile (海底捞月 / 妙手回春)")
-    p.add_argument("--kong-replacement", action="store_true", help="won on a kong's replacement tile (杠上开花)")
-    p.add_argument("--robbing-kong", action="store_true", help="won by robbing a kong (抢杠和)")
-    p.add_argument("--fourth-tile", action="store_true", help="won on the last copy of the tile (和绝张)")
+    add_context_arguments(p)
     p.add_argument("--rules", default="mcr", help="rule set name (see `fanshot score --list-rules`); default mcr")
     p.add_argument("--out", metavar="JPG", help="write the annotated photo here")
     p.add_argument("--json", action="store_true", help="print {tiles, hand, score, warnings, alternatives} as JSON")
@@ -45,18 +39,6 @@ def register(subparsers) -> None:
     e.set_defaults(func=run_eval)
 
 
-def context_of(args) -> dict:
-    return {
-        "self_drawn": args.self_drawn,
-        "seat_wind": args.seat_wind,
-        "prevalent_wind": args.prevalent_wind,
-        "last_tile": args.last_tile,
-        "kong_replacement": args.kong_replacement,
-        "robbing_kong": args.robbing_kong,
-        "fourth_tile": args.fourth_tile,
-    }
-
-
 def _fail(message: str, code: int = 2) -> int:
     print(f"fanshot analyze: {message}", file=sys.stderr)
     return code
@@ -69,8 +51,9 @@ def run_analyze(args) -> int:
     from vision.detector import ModelNotFoundError, get_detector
 
     try:
-        normalize_context(context_of(args), args.rules)
-    except HandError as exc:  # an unknown rule set
+        context = context_from_args(args, args.rules)
+        normalize_context(context, args.rules)
+    except HandError as exc:  # a bad flag or an unknown rule set
         return _fail(exc.message)
     path = Path(args.photo)
     if not path.is_file():
@@ -81,7 +64,7 @@ def run_analyze(args) -> int:
         return _fail(f"{path}: {exc.message}")
     try:
         detector = get_detector(args.model_dir)
-        analysis = analyze_rgb(rgb, context_of(args), args.rules, detector)
+        analysis = analyze_rgb(rgb, context, args.rules, detector)
     except ModelNotFoundError as exc:
         return _fail(str(exc))
     except HandError as exc:  # a bad context or rule set
