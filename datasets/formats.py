@@ -92,6 +92,29 @@ def yolo_class_names(data_yaml: Path) -> list[str]:
     return [str(n) for n in names]
 
 
+def read_yolo_label(label: Path, n_classes: int) -> list[tuple[int, tuple[str, str, str, str]]]:
+    """The boxes of one YOLO label file, `cls cx cy w h` a line, as (class id, the four numbers as
+    written); no file means no boxes. A line that is not that, or a class id outside
+    0..n_classes-1, raises DatasetError naming the file and line."""
+    if not label.is_file():
+        return []
+    boxes = []
+    for n, line in enumerate(label.read_text().splitlines(), 1):
+        parts = line.split()
+        if not parts:
+            continue
+        try:
+            cls = int(parts[0])
+            fields = tuple(parts[1:5])
+            list(map(float, fields))  # four numbers, or ValueError
+        except ValueError:
+            cls, fields = -1, ()
+        if len(fields) != 4 or not 0 <= cls < n_classes:
+            raise DatasetError(f"{label}:{n}: bad YOLO line {line!r}")
+        boxes.append((cls, fields))
+    return boxes
+
+
 def read_yolo(directory: str | Path) -> list[dict]:
     """A YOLO folder (data.yaml with names, images/, labels/ with `cls cx cy w h` normalised)."""
     root = Path(directory)
@@ -111,20 +134,10 @@ def read_yolo(directory: str | Path) -> list[dict]:
         label = (root / "labels" / rel).with_suffix(".txt")
         width, height = image_size(img)
         boxes = []
-        if label.is_file():
-            for n, line in enumerate(label.read_text().splitlines(), 1):
-                parts = line.split()
-                if not parts:
-                    continue
-                try:
-                    cls = int(parts[0])
-                    cx, cy, w, h = (float(v) for v in parts[1:5])
-                    tile = codes[cls]
-                except (ValueError, IndexError) as exc:
-                    raise DatasetError(f"{label}:{n}: bad YOLO line {line!r}") from exc
-                box = [(cx - w / 2) * width, (cy - h / 2) * height,
-                       (cx + w / 2) * width, (cy + h / 2) * height]
-                boxes.append({"tile": tile, "box": _clean_box(box)})
+        for cls, fields in read_yolo_label(label, len(codes)):
+            cx, cy, w, h = (float(v) for v in fields)
+            box = [(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height]
+            boxes.append({"tile": codes[cls], "box": _clean_box(box)})
         dataset.append({"file": str(img), "width": width, "height": height, "boxes": boxes})
     return dataset
 

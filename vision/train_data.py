@@ -25,7 +25,7 @@ from pathlib import Path
 import yaml
 
 from datasets.classmap import ClassMapError, remap_names
-from datasets.formats import IMAGE_SUFFIXES, DatasetError, yolo_class_names
+from datasets.formats import IMAGE_SUFFIXES, DatasetError, read_yolo_label, yolo_class_names
 
 FINDER_NAMES = {0: "tile"}
 
@@ -107,23 +107,13 @@ def listed_images(root: Path, list_name: str) -> list[Path]:
 
 
 def tile_label_lines(label: Path, n_classes: int) -> list[str]:
-    """A YOLO label file's boxes with every class made 0 (`tile`); no file means no boxes."""
-    if not label.is_file():
-        return []
-    lines = []
-    for n, line in enumerate(label.read_text().splitlines(), 1):
-        parts = line.split()
-        if not parts:
-            continue
-        try:
-            cls = int(parts[0])
-            coords = [float(v) for v in parts[1:5]]
-        except ValueError:
-            cls, coords = -1, []
-        if len(coords) != 4 or not 0 <= cls < n_classes:
-            raise FinderDataError(f"{label}:{n}: bad YOLO line {line!r}")
-        lines.append("0 " + " ".join(parts[1:5]))
-    return lines
+    """A YOLO label file's boxes with every class made 0 (`tile`), the numbers kept as written;
+    no file means no boxes."""
+    try:
+        boxes = read_yolo_label(label, n_classes)
+    except DatasetError as exc:
+        raise FinderDataError(str(exc)) from exc
+    return ["0 " + " ".join(fields) for _, fields in boxes]
 
 
 def _label_path(root: Path, image: Path) -> Path:

@@ -1,0 +1,48 @@
+"""One reader of YOLO label lines (datasets.formats.read_yolo_label), used by read_yolo and by the
+finder's one-class dataset (vision.train_data)."""
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+
+from datasets import formats
+from vision.train_data import FinderDataError, tile_label_lines
+
+
+def test_boxes_keep_the_numbers_as_written(tmp_path):
+    label = tmp_path / "a.txt"
+    label.write_text("3 0.5 0.25 0.100000 0.2\n\n  41  1e-1 .5 0.3 0.4 \n")
+    assert formats.read_yolo_label(label, 43) == [(3, ("0.5", "0.25", "0.100000", "0.2")),
+                                                  (41, ("1e-1", ".5", "0.3", "0.4"))]
+    assert formats.read_yolo_label(tmp_path / "none.txt", 43) == []  # no file: an image without tiles
+
+
+@pytest.mark.parametrize("line", ["43 0.5 0.5 0.1 0.1", "-1 0.5 0.5 0.1 0.1", "1.0 0.5 0.5 0.1 0.1",
+                                  "2 0.5 0.5 0.1", "2 0.5 x 0.1 0.1", "B5 0.5 0.5 0.1 0.1"])
+def test_a_bad_line_names_its_file_and_line(tmp_path, line):
+    label = tmp_path / "a.txt"
+    label.write_text(f"0 0.5 0.5 0.1 0.1\n{line}\n")
+    with pytest.raises(formats.DatasetError, match=r"a\.txt:2: bad YOLO line"):
+        formats.read_yolo_label(label, 43)
+    with pytest.raises(FinderDataError, match=r"a\.txt:2: bad YOLO line"):
+        tile_label_lines(label, 43)
+
+
+def test_finder_labels_are_the_same_boxes_in_class_zero(tmp_path):
+    label = tmp_path / "a.txt"
+    label.write_text("7 0.51234567 0.25 0.1 0.2\n42 0.1 0.2 0.03 0.04\n")
+    assert tile_label_lines(label, 43) == ["0 0.51234567 0.25 0.1 0.2", "0 0.1 0.2 0.03 0.04"]
+
+
+def test_read_yolo_refuses_a_negative_class_id(tmp_path):
+    # before one reader served both, read_yolo took -1 as the last class name
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    Image.new("RGB", (100, 50)).save(tmp_path / "images" / "x.jpg")
+    formats.write_data_yaml(tmp_path)
+    (tmp_path / "labels" / "x.txt").write_text("-1 0.5 0.5 0.2 0.2\n")
+    with pytest.raises(formats.DatasetError, match="x.txt:1"):
+        formats.read_yolo(tmp_path)
+    (tmp_path / "labels" / "x.txt").write_text("0 0.5 0.5 0.2 0.2\n")
+    [record] = formats.read_yolo(tmp_path)
+    assert record["boxes"] == [{"tile": formats.CLASSES[0], "box": [40, 20, 60, 30]}]
