@@ -69,6 +69,10 @@ def register(subparsers) -> None:
     classifier.add_argument("--epochs", type=int, default=12)
     classifier.add_argument("--steps-per-epoch", type=int, default=None, help="default: one pass over the crops")
     classifier.add_argument("--threads", type=int, default=2)
+    classifier.add_argument("--arch", default="s", choices=["s", "m"], help="network size (a resumed run keeps its own)")
+    classifier.add_argument("--shares", type=float, nargs="+", default=None,
+                            help="how often each --crops file is drawn (one number each; default: by size)")
+    classifier.add_argument("--mirror", type=float, default=0.0, help="probability of a mirrored training crop")
     classifier.set_defaults(func=_train_classifier)
 
     export = stages.add_parser("export", help="export both stages to ONNX into a model folder")
@@ -202,7 +206,7 @@ def _train_classifier(args) -> int:
 
     print(train_classifier(
         args.crops, args.val, args.run, epochs=args.epochs, threads=args.threads,
-        steps_per_epoch=args.steps_per_epoch,
+        steps_per_epoch=args.steps_per_epoch, arch=args.arch, shares=args.shares, mirror=args.mirror,
     ))
     return 0
 

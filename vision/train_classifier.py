@@ -21,27 +21,54 @@ INPUT_WH = (40, 56)
 PAD = 0.08
 
 
-def build_model(num_classes: int = len(CLASSES)):
-    """Four conv blocks (24-48-96-128) on a 56x40 RGB crop, then a linear layer over the
-    7x5 feature map (where on the tile a stroke or dot sits matters); ~0.3 M parameters, ~17 MFLOPs."""
+ARCHES = {
+    # name: (channels of the four blocks, extra 3x3 conv in blocks 3 and 4)
+    "s": ((24, 48, 96, 128), False),  # ~0.3 M parameters, ~17 M multiply-adds (cls-1)
+    "m": ((32, 64, 96, 128), True),   # ~0.5 M parameters, ~40 M multiply-adds
+}
+
+
+def build_model(arch: str = "s", num_classes: int = len(CLASSES)):
+    """Four conv blocks on a 56x40 RGB crop, then a linear layer over the 7x5 feature map
+    (where on the tile a stroke or dot sits matters). `arch` names a row of ARCHES."""
     from torch import nn
 
-    def block(cin, cout, pool=True):
+    channels, double = ARCHES[arch]
+
+    def block(cin, cout, pool=True, extra=False):
         layers = [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+        if extra:
+            layers += [nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
         if pool:
             layers.append(nn.MaxPool2d(2))
         return layers
 
     width, height = INPUT_WH
+    c1, c2, c3, c4 = channels
     return nn.Sequential(
-        *block(3, 24),      # 28x20
-        *block(24, 48),     # 14x10
-        *block(48, 96),     # 7x5
-        *block(96, 128, pool=False),
+        *block(3, c1),                               # 28x20
+        *block(c1, c2),                              # 14x10
+        *block(c2, c3, extra=double),                # 7x5
+        *block(c3, c4, pool=False, extra=double),
         nn.Flatten(),
         nn.Dropout(0.3),
-        nn.Linear(128 * (height // 8) * (width // 8), num_classes),
+        nn.Linear(c4 * (height // 8) * (width // 8), num_classes),
     )
+
+
+def sampling_weights(labels: np.ndarray, sources: np.ndarray, shares: list[float] | None) -> np.ndarray:
+    """Per-crop sampling probabilities: classes balanced within each source (a rare class drawn at
+    most 4x as often as the median one), and each source drawn with its share (default: by size)."""
+    weights = np.zeros(len(labels))
+    n_sources = int(sources.max()) + 1 if len(sources) else 0
+    for source in range(n_sources):
+        mine = sources == source
+        counts = np.bincount(labels[mine], minlength=len(CLASSES))
+        w = 1.0 / np.maximum(counts[labels[mine]], 1)
+        w = np.minimum(w, 4.0 / max(1, np.median(counts[counts > 0])))
+        share = shares[source] if shares else mine.sum() / len(labels)
+        weights[mine] = w / w.sum() * share
+    return weights / weights.sum()
 
 
 def _to_tensor(batch: np.ndarray):
@@ -76,8 +103,12 @@ def train_classifier(
     seed: int = 0,
     max_per_class: int | None = None,
     steps_per_epoch: int | None = None,
+    arch: str = "s",
+    shares: list[float] | None = None,
+    mirror: float = 0.0,
 ) -> Path:
-    """Train (or resume) the classifier; returns RUN/best.pt. Each NPZ holds `crops` and `labels`."""
+    """Train (or resume) the classifier; returns RUN/best.pt. Each NPZ holds `crops` and `labels`;
+    `shares` (one per NPZ) sets how often each is drawn. A resumed run keeps its checkpoint's arch."""
     import torch
     from torch import nn
 
@@ -87,12 +118,15 @@ def train_classifier(
     parts = [np.load(p) for p in train_npz]
     contexts = np.concatenate([p["crops"] for p in parts])
     labels = np.concatenate([p["labels"] for p in parts])
+    sources = np.concatenate([np.full(len(p["labels"]), i) for i, p in enumerate(parts)])
+    if shares is not None and len(shares) != len(parts):
+        raise ValueError(f"{len(shares)} shares for {len(parts)} crop files")
     if max_per_class:
         rng = np.random.default_rng(seed)
         keep = np.concatenate(
             [rng.permutation(np.flatnonzero(labels == c))[:max_per_class] for c in range(len(CLASSES))]
         )
-        contexts, labels = contexts[keep], labels[keep]
+        contexts, labels, sources = contexts[keep], labels[keep], sources[keep]
     counts = np.bincount(labels, minlength=len(CLASSES))
     print(f"training crops: {len(labels)}; per class min {counts.min()} max {counts.max()}", flush=True)
     val_contexts = val_labels = None
@@ -100,12 +134,12 @@ def train_classifier(
         val = np.load(val_npz)
         val_contexts, val_labels = val["crops"], val["labels"]
 
-    # sample rare classes more often (at most 4x)
-    weights = 1.0 / np.maximum(counts[labels], 1)
-    weights = np.minimum(weights, 4.0 / max(1, np.median(counts[counts > 0])))
-    weights /= weights.sum()
+    weights = sampling_weights(labels, sources, shares)
 
-    model = build_model()
+    last = run_dir / "last.pt"
+    state = torch.load(last, map_location="cpu", weights_only=False) if last.is_file() else None
+    arch = state.get("arch", "s") if state else arch
+    model = build_model(arch)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
     steps_per_epoch = steps_per_epoch or max(1, len(labels) // batch)
     total_steps = epochs * steps_per_epoch
@@ -114,9 +148,7 @@ def train_classifier(
     )
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
     start_epoch, best_accuracy, history = 0, -1.0, []
-    last = run_dir / "last.pt"
-    if last.is_file():
-        state = torch.load(last, map_location="cpu", weights_only=False)
+    if state:
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         schedule.load_state_dict(state["schedule"])
@@ -129,7 +161,7 @@ def train_classifier(
         began, seen, loss_sum = time.time(), 0, 0.0
         for _ in range(steps_per_epoch):
             index = rng.choice(len(labels), size=batch, p=weights)
-            crops = np.stack([augment(contexts[i], INPUT_WH, PAD, rng) for i in index])
+            crops = np.stack([augment(contexts[i], INPUT_WH, PAD, rng, mirror) for i in index])
             target = torch.from_numpy(labels[index])
             loss = loss_fn(model(_to_tensor(crops)), target)
             optimizer.zero_grad()
@@ -137,7 +169,7 @@ def train_classifier(
             optimizer.step()
             schedule.step()
             seen += batch
-            loss_sum += float(loss) * batch
+            loss_sum += float(loss.detach()) * batch
         record = {"epoch": epoch + 1, "loss": round(loss_sum / seen, 4), "seconds": round(time.time() - began, 1)}
         if val_contexts is not None:
             record["val_accuracy"], _ = _evaluate(model, val_contexts, val_labels)
@@ -146,10 +178,10 @@ def train_classifier(
         score = record.get("val_accuracy", -record["loss"])
         if score > best_accuracy:
             best_accuracy = score
-            torch.save({"model": model.state_dict(), "epoch": epoch, "record": record}, run_dir / "best.pt")
+            torch.save({"model": model.state_dict(), "arch": arch, "epoch": epoch, "record": record}, run_dir / "best.pt")
         torch.save(
             {
-                "model": model.state_dict(), "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict(),
+                "model": model.state_dict(), "arch": arch, "optimizer": optimizer.state_dict(), "schedule": schedule.state_dict(),
                 "epoch": epoch, "best_accuracy": best_accuracy, "history": history,
             },
             last,
@@ -162,8 +194,9 @@ def export_classifier(checkpoint: str | Path, out: str | Path) -> Path:
     """Export a classifier checkpoint to ONNX (input N x 3 x 56 x 40 in [0, 1], output logits)."""
     import torch
 
-    model = build_model()
-    model.load_state_dict(torch.load(checkpoint, map_location="cpu", weights_only=False)["model"])
+    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    model = build_model(state.get("arch", "s"))
+    model.load_state_dict(state["model"])
     model.eval()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -127,8 +127,11 @@ def rendered_crops(copies: int, seed: int = 0, art_dir: Path = FLUFFY_DIR) -> tu
     return np.stack(crops), np.asarray(labels, np.int64)
 
 
-def augment(context: np.ndarray, out_wh: tuple[int, int], pad: float, rng: np.random.Generator) -> np.ndarray:
-    """A training crop (out_wh) from a context crop: box jitter, rotation, colour, blur, JPEG."""
+def augment(
+    context: np.ndarray, out_wh: tuple[int, int], pad: float, rng: np.random.Generator, mirror: float = 0.0
+) -> np.ndarray:
+    """A training crop (out_wh) from a context crop: box jitter, rotation, mirror (with probability
+    `mirror`), colour, blur, JPEG."""
     cw, ch = CONTEXT_WH
     bw, bh = cw / (1 + 2 * CONTEXT), ch / (1 + 2 * CONTEXT)
     # jittered box (the finder's boxes are loose or tight by ~10%)
@@ -136,7 +139,10 @@ def augment(context: np.ndarray, out_wh: tuple[int, int], pad: float, rng: np.ra
     h = bh * (1 + pad * 2) * rng.uniform(0.88, 1.12)
     cx = cw / 2 + bw * rng.uniform(-0.07, 0.07)
     cy = ch / 2 + bh * rng.uniform(-0.07, 0.07)
-    angle = rng.uniform(-10, 10) + (180 if rng.random() < 0.5 else 0)
+    # tiles lie at any small angle, often upside down, sometimes well askew (hands photographed
+    # at a slant); some real training photos are mirrored copies
+    spread = 35 if rng.random() < 0.3 else 10
+    angle = rng.uniform(-spread, spread) + (180 if rng.random() < 0.5 else 0)
     out_w, out_h = out_wh
     # output pixel -> context pixel: scale, rotate about the centre
     theta = np.deg2rad(angle)
@@ -149,6 +155,8 @@ def augment(context: np.ndarray, out_wh: tuple[int, int], pad: float, rng: np.ra
         context, inverse, (out_w, out_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
         borderMode=cv2.BORDER_REPLICATE,
     )
+    if rng.random() < mirror:
+        crop = crop[:, ::-1]
     crop = crop.astype(np.float32)
     gain = rng.uniform(0.7, 1.3) * rng.uniform(0.9, 1.1, 3)
     crop = (crop - 128) * rng.uniform(0.75, 1.25) + 128

@@ -1,0 +1,47 @@
+"""The classifier's sampling (numpy only: torch is not needed to test it)."""
+import numpy as np
+import pytest
+
+from vision.classes import CLASS_ID
+from vision.train_classifier import sampling_weights
+from vision.train_crops import CONTEXT_WH, augment
+
+
+def test_each_source_is_drawn_with_its_share_and_classes_balanced_inside_it():
+    # source 0: 60 crops of W1 and 40 of W2; source 1: 5 crops of B5
+    labels = np.array([CLASS_ID["W1"]] * 60 + [CLASS_ID["W2"]] * 40 + [CLASS_ID["B5"]] * 5)
+    sources = np.array([0] * 100 + [1] * 5)
+    weights = sampling_weights(labels, sources, [0.7, 0.3])
+    assert weights.sum() == pytest.approx(1.0)
+    assert weights[sources == 0].sum() == pytest.approx(0.7)
+    assert weights[sources == 1].sum() == pytest.approx(0.3)
+    w1 = weights[labels == CLASS_ID["W1"]].sum()
+    w2 = weights[labels == CLASS_ID["W2"]].sum()
+    assert w1 == pytest.approx(w2)  # balanced: 60 and 40 crops drawn equally often
+
+
+def test_rare_classes_are_drawn_at_most_four_times_the_median():
+    labels = np.array([0] * 100 + [1] * 100 + [2] * 100 + [3] * 1)
+    weights = sampling_weights(labels, np.zeros(len(labels), int), None)
+    per_crop_common, per_crop_rare = weights[0], weights[-1]
+    assert per_crop_rare / per_crop_common == pytest.approx(4.0)
+
+
+def test_without_shares_sources_are_drawn_by_size():
+    labels = np.zeros(30, int)
+    sources = np.array([0] * 10 + [1] * 20)
+    weights = sampling_weights(labels, sources, None)
+    assert weights[sources == 1].sum() == pytest.approx(2 / 3)
+
+
+def test_mirror_flips_the_crop_left_to_right():
+    rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
+    cw, ch = CONTEXT_WH
+    context = np.zeros((ch, cw, 3), np.uint8)
+    context[:, : cw // 2] = 255  # left half white
+    plain = augment(context, (40, 56), 0.08, rng_a, mirror=0.0)
+    flipped = augment(context, (40, 56), 0.08, rng_b, mirror=1.0)
+    # same random draws up to the flip: the bright side moves
+    left, right = slice(0, 12), slice(28, 40)
+    assert plain[:, left].mean() != pytest.approx(flipped[:, left].mean(), abs=20)
+    assert (plain[:, left].mean() > plain[:, right].mean()) != (flipped[:, left].mean() > flipped[:, right].mean())
