@@ -48,13 +48,49 @@ def _clean_box(box) -> list[float]:
     return [_round(v) for v in box]
 
 
+_TRANSPOSING_ORIENTATIONS = frozenset((5, 6, 7, 8))  # EXIF orientations that swap width and height
+_PNG_LATE_METADATA = frozenset((b"eXIf", b"iTXt", b"tEXt", b"zTXt"))
+
+
 def image_size(path: str | Path) -> tuple[int, int]:
-    """(width, height) of an image file, reading only its header; EXIF rotation is not applied."""
+    """(width, height) of an image file as shown, its EXIF orientation applied the way
+    PIL.ImageOps.exif_transpose applies it (the EXIF tag, else an XMP tiff:Orientation). Read from
+    the file's header: the pixels are decoded only for a PNG that stores metadata after them."""
     try:
         with Image.open(path) as im:
-            return im.size
+            width, height = im.size
+            orientation = _orientation(im, Path(path))
     except (OSError, ValueError) as exc:
         raise DatasetError(f"cannot read image {path}: {exc}") from exc
+    return (height, width) if orientation in _TRANSPOSING_ORIENTATIONS else (width, height)
+
+
+def _orientation(im: Image.Image, path: Path) -> int:
+    try:
+        if im.format == "PNG" and "exif" not in im.info and not _png_metadata_after_pixels(path):
+            exif = Image.Image.getexif(im)  # what PngImageFile.getexif finds, without its load()
+        else:
+            exif = im.getexif()
+        return int(exif.get(0x0112, 1) or 1)
+    except Exception:  # a broken EXIF block: shown as stored (vision.decode does the same)
+        return 1
+
+
+def _png_metadata_after_pixels(path: Path) -> bool:
+    """Whether a PNG has an eXIf or text chunk after its first IDAT (PIL reads those only on load)."""
+    with open(path, "rb") as f:
+        f.seek(8)
+        after_pixels = False
+        while len(head := f.read(8)) == 8:
+            kind = head[4:]
+            if kind == b"IEND":
+                break
+            if kind == b"IDAT":
+                after_pixels = True
+            elif after_pixels and kind in _PNG_LATE_METADATA:
+                return True
+            f.seek(int.from_bytes(head[:4], "big") + 4, os.SEEK_CUR)
+    return False
 
 
 def _stored_name(file: str, image_root: str | Path | None) -> str:
