@@ -76,7 +76,7 @@ def evaluate(pairs: list[tuple[list[dict], list[dict]]], top_confusions: int = 1
     n_truth = Counter()
     per_threshold = {t: {c: ([], []) for c in CLASSES} for t in IOU_THRESHOLDS}
     found = Counter()
-    tp50 = n_pred = 0
+    tp50 = n_pred = located = 0
     confusions: Counter = Counter()
     exact = 0
     for truth, predicted in pairs:
@@ -92,6 +92,7 @@ def evaluate(pairs: list[tuple[list[dict], list[dict]]], top_confusions: int = 1
             found[truth[i]["tile"]] += 1
             tp50 += 1
         for i, j in _match(truth, predicted, 0.5, same_class=False):
+            located += 1
             if truth[i]["tile"] != predicted[j]["tile"]:
                 confusions[(truth[i]["tile"], predicted[j]["tile"])] += 1
         exact += Counter(d["tile"] for d in truth) == Counter(d["tile"] for d in predicted)
@@ -111,6 +112,10 @@ def evaluate(pairs: list[tuple[list[dict], list[dict]]], top_confusions: int = 1
         "map50": map50,
         "map50_95": map50_95,
         "exact_images": exact / len(pairs) if pairs else 0.0,
+        # the two stages apart: boxes found whatever their class, and the share of those named right
+        "located_precision": located / n_pred if n_pred else 0.0,
+        "located_recall": located / total_truth if total_truth else 0.0,
+        "named_right": (located - sum(confusions.values())) / located if located else 0.0,
         "per_class_recall": {c: found[c] / n_truth[c] for c in present},
         "confusions": [
             {"truth": t, "predicted": p, "count": n} for (t, p), n in confusions.most_common(top_confusions)
@@ -143,6 +148,8 @@ def format_report(metrics: dict) -> str:
         f"precision {metrics['precision']:.3f}  recall {metrics['recall']:.3f}  "
         f"mAP50 {metrics['map50']:.3f}  mAP50-95 {metrics['map50_95']:.3f}",
         f"images exactly right (multiset of tiles): {metrics['exact_images']:.1%}",
+        f"tiles located (any class, IoU 0.5): precision {metrics['located_precision']:.3f}  "
+        f"recall {metrics['located_recall']:.3f};  located tiles named right {metrics['named_right']:.3f}",
         "per-class recall: "
         + " ".join(f"{c} {r:.2f}" for c, r in metrics["per_class_recall"].items()),
         "most frequent confusions (truth -> predicted): "

@@ -28,6 +28,7 @@ def test_perfect_predictions():
     assert m["map50"] == pytest.approx(1.0) and m["map50_95"] == pytest.approx(1.0)
     assert m["per_class_recall"] == {"W1": 1.0, "B5": 1.0}
     assert m["confusions"] == []
+    assert m["located_recall"] == m["located_precision"] == m["named_right"] == 1.0
 
 
 def test_confusion_miss_and_extra():
@@ -43,6 +44,9 @@ def test_confusion_miss_and_extra():
     assert m["exact_images"] == pytest.approx(1 / 3)
     assert m["per_class_recall"] == {"B4": 0.0, "B5": 1.0, "T7": 0.0, "F1": 1.0, "J1": 1.0}
     assert m["confusions"] == [{"truth": "B4", "predicted": "B5", "count": 1}]
+    # the stages apart: 4 of 5 tiles located (T7 missed, J2 extra), 3 of those 4 named right
+    assert m["located_recall"] == pytest.approx(4 / 5) and m["located_precision"] == pytest.approx(4 / 5)
+    assert m["named_right"] == pytest.approx(3 / 4)
     # AP per class present: B4 0, B5 1, T7 0, F1 1, J1 1 -> mAP50 = 3/5
     assert m["map50"] == pytest.approx(3 / 5, abs=1e-6)
     assert m["map50_95"] < m["map50"]  # the shifted F1 box fails the strictest thresholds
