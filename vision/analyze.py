@@ -4,11 +4,14 @@
 
     {"tiles": [{"tile", "box", "score", "role", "sideways", "low_confidence"}],
      "hand": HAND or None, "score": SCORE or None,
-     "warnings": [str], "alternatives": [{"description", "hand", "total"}],
+     "warnings": [str], "warning_details": [{"code", "params", "message"}],
+     "alternatives": [{"description", "reading", "hand", "total"}],
      "error": None or {"code", "message"},    # set when no winning hand is read
      "groups": [{"role", "tiles", "box"}], "image_size": [width, height]}
 
-Bad image bytes raise `vision.decode.ImageError` (with the HTTP status to
+`warnings` are English texts; `warning_details` gives each, in the same order, a stable
+code and its params (vision.layout_warnings.WARNING_CODES) for clients that show another
+language. Bad image bytes raise `vision.decode.ImageError` (with the HTTP status to
 answer); a missing model raises `vision.detector.ModelNotFoundError`; a bad
 context or rule set raises `scoring.HandError` (unknown_context_key, invalid_context,
 unknown_ruleset).
@@ -21,7 +24,7 @@ import numpy as np
 
 from vision.layout import build_hand
 
-RESULT_KEYS = ("tiles", "hand", "score", "warnings", "alternatives")
+RESULT_KEYS = ("tiles", "hand", "score", "warnings", "warning_details", "alternatives")
 
 
 class Detector(Protocol):
@@ -61,6 +64,7 @@ def analyze_detections(
         "hand": layout["hand"],
         "score": layout["score"],
         "warnings": layout["warnings"],
+        "warning_details": layout["warning_details"],
         "alternatives": layout["alternatives"],
         "error": layout["error"],
         "groups": layout["groups"],

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from vision.classes import BACK
+from vision.layout_warnings import describe_reading, warning
 
 LOW_CONFIDENCE = 0.5  # a tile read with less than this comes back with a warning
 DUPLICATE_OVERLAP = 0.7  # two boxes covering this much of the smaller one are one tile
@@ -146,8 +147,8 @@ def _same_tile(a, b, weaker_score: float) -> bool:
     return overlap > NEAR_DUPLICATE_OVERLAP and math.hypot(dx, dy) < NEAR_DUPLICATE_CENTRES * side
 
 
-def _clean(detections: list[dict]) -> tuple[list[_Tile], list[str]]:
-    warnings: list[str] = []
+def _clean(detections: list[dict]) -> tuple[list[_Tile], list[dict]]:
+    warnings: list[dict] = []
     ordered = sorted(detections, key=lambda d: -float(d.get("score", 1.0)))
     kept: list[dict] = []
     for det in ordered:
@@ -158,10 +159,8 @@ def _clean(detections: list[dict]) -> tuple[list[_Tile], list[str]]:
         twin = next((k for k in kept if _same_tile(k["box"], box, min(k["score"], score))), None)
         if twin is not None:
             if twin["tile"] != det["tile"]:
-                warnings.append(
-                    f"one tile read two ways: {twin['tile']} ({twin['score']:.2f}) "
-                    f"or {det['tile']} ({float(det.get('score', 1.0)):.2f}); kept {twin['tile']}"
-                )
+                warnings.append(warning("tile_read_two_ways", kept=twin["tile"], kept_score=round(twin["score"], 2),
+                                        other=det["tile"], other_score=round(score, 2)))
             continue
         kept.append({"tile": det["tile"], "box": box, "score": float(det.get("score", 1.0))})
     kept.sort(key=lambda d: (d["box"][0], d["box"][1]))
@@ -488,13 +487,11 @@ class _Reading:
     score: dict | None = None
     error: dict | None = None
 
-    def describe(self) -> str:
-        parts = [f"winning tile {self.win.code}" + ("" if self.win_apart else " (not set apart)")]
-        declared = ", ".join("".join(m["tiles"]) for m in self.hand.get("melds", []))
-        parts.append(f"declared melds: {declared or 'none'}")
-        if self.selection.penalty:
-            parts.append("left out: " + (" ".join(t.code for g in self.selection.strays for t in g.tiles) or "none"))
-        return "; ".join(parts)
+    def summary(self) -> dict:
+        """The reading's params (vision.layout_warnings): winning tile, declared melds, tiles left out."""
+        left_out = [t.code for g in self.selection.strays for t in g.tiles] if self.selection.penalty else None
+        return {"win_tile": self.win.code, "win_apart": self.win_apart,
+                "melds": [list(m["tiles"]) for m in self.hand.get("melds", [])], "left_out": left_out}
 
 
 def _count_message(n: int, kongs: int) -> str:
@@ -705,10 +702,12 @@ def build_hand(
     """Read the hand from detections `[{"tile", "box", "score"}]`.
 
     Returns `{"hand", "score", "error", "tiles", "groups", "strays", "warnings",
-    "alternatives"}`: `hand` and `score` are those of the best reading (None
+    "warning_details", "alternatives"}`: `hand` and `score` are those of the best reading (None
     when no reading makes a winning hand, and then `error` says why); `tiles`
     are the cleaned detections with their role; `groups` the tile groups as
-    laid out (indices into `tiles`); `strays` the indices of tiles left out.
+    laid out (indices into `tiles`); `strays` the indices of tiles left out;
+    `warnings` the English texts of `warning_details` ({"code", "params", "message"},
+    see vision.layout_warnings); each alternative is {"description", "reading", "hand", "total"}.
     `image_size` is accepted for callers that know it; the layout needs only the boxes.
     """
     score = score or _default_score(rules)
@@ -721,11 +720,13 @@ def build_hand(
         "tiles": [],
         "groups": [],
         "strays": [],
-        "warnings": warnings,
+        "warnings": [],
+        "warning_details": warnings,
         "alternatives": [],
     }
     if not tiles:
         result["error"] = LayoutError("no_tiles", "no tiles found in the photo").to_json()
+        result["warnings"] = [w["message"] for w in warnings]
         return result
 
     _frame(tiles)
@@ -787,7 +788,10 @@ def build_hand(
         for r in others:  # one alternative per distinct hand
             if _hand_key(r.hand) not in seen_hands and len(result["alternatives"]) < MAX_ALTERNATIVES:
                 seen_hands.add(_hand_key(r.hand))
-                result["alternatives"].append({"description": r.describe(), "hand": r.hand, "total": _total(r.score)})
+                reading = r.summary()
+                result["alternatives"].append(
+                    {"description": describe_reading(reading), "reading": reading, "hand": r.hand, "total": _total(r.score)}
+                )
         _warn_about_doubt(best, others, warnings)
     else:
         selection = selections[0] if selections else _Selection([], [], 0)
@@ -809,11 +813,7 @@ def build_hand(
     stray_tiles = [t for t in tiles if roles.get(t.index) == "stray"]
     result["strays"] = [t.index for t in stray_tiles]
     if stray_tiles:
-        n = len(stray_tiles)
-        warnings.append(
-            f"{n} tile{'s' if n > 1 else ''} away from the hand left out: "
-            + " ".join(t.code for t in stray_tiles)
-        )
+        warnings.append(warning("strays_left_out", count=len(stray_tiles), tiles=[t.code for t in stray_tiles]))
     if best:
         for g in best.melds:
             for t in g.tiles:
@@ -823,10 +823,8 @@ def build_hand(
 
     unsure = [t for t in tiles if t.score < LOW_CONFIDENCE and roles.get(t.index) != "stray"]
     if unsure:
-        warnings.append(
-            f"read with low confidence (below {LOW_CONFIDENCE}), check: "
-            + ", ".join(f"{t.code} ({t.score:.2f})" for t in unsure)
-        )
+        warnings.append(warning("low_confidence", threshold=LOW_CONFIDENCE,
+                                tiles=[{"tile": t.code, "score": round(t.score, 2)} for t in unsure]))
     result["tiles"] = [
         {
             "tile": t.code,
@@ -838,6 +836,7 @@ def build_hand(
         }
         for t in tiles
     ]
+    result["warnings"] = [w["message"] for w in warnings]
     return result
 
 
@@ -847,26 +846,19 @@ def _hand_key(hand: dict) -> tuple:
     return tuple(sorted(hand["concealed"])), tuple(melds), hand["win_tile"], tuple(hand["flowers"])
 
 
-def _warn_about_doubt(best: _Reading, others: list[_Reading], warnings: list[str]) -> None:
+def _warn_about_doubt(best: _Reading, others: list[_Reading], warnings: list[dict]) -> None:
     if not best.win_apart:
-        warnings.append(
-            f"the winning tile is not set apart; scored with {best.win.code}, the last tile of the row, "
-            "as the winning tile; the alternatives score the other tiles"
-        )
+        warnings.append(warning("win_tile_not_apart", tile=best.win.code))
     if best.hidden:
         totals = sorted({_total(r.score) for r in others if r.hidden} | {_total(best.score)})
-        warnings.append(
-            "a concealed kong is shown as four backs, so its tile is unknown; scored "
-            f"{_total(best.score)} (as {' '.join(best.hidden)}), the total most of the possible tiles give"
-            + (f" (from {totals[0]} to {totals[-1]})" if len(totals) > 1 else "")
-            + ": turn two of its tiles face up for an exact score"
-        )
+        warnings.append(warning("hidden_kong_tile_unknown", total=_total(best.score), tiles=list(best.hidden),
+                                min_total=totals[0], max_total=totals[-1]))
     if best.penalty > best.selection.penalty or best.selection.penalty:
-        warnings.append("the tiles do not lie as a hand usually does; read as: " + best.describe())
+        warnings.append(warning("unusual_layout", reading=best.summary()))
     elif best.win_apart and not best.hidden and any(
         r.win_apart and r.penalty == best.penalty and _total(r.score) != _total(best.score) for r in others
     ):
-        warnings.append("the grouping can be read more than one way; scored the reading worth most: " + best.describe())
+        warnings.append(warning("grouping_ambiguous", reading=best.summary()))
 
 
 def _group_records(reading: _Reading | None, selection: _Selection, flowers: list[_Tile]) -> list[dict]:

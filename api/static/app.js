@@ -50,6 +50,23 @@ const SUIT_EN = { W: "m", T: "s", B: "p" };
 const PLAY_TILES = [..."WTB"].flatMap((s) => [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => s + n))
   .concat(["F1", "F2", "F3", "F4", "J1", "J2", "J3"]);
 const FLOWER_TILES = ["H1", "H2", "H3", "H4", "H5", "H6", "H7", "H8"];
+// The layout's warnings in Chinese, by code (vision/layout_warnings.py; `warning_details` of
+// POST /analyze gives each warning's code and params). Other languages show the server's English.
+const WARNING_ZH = {
+  tile_read_two_ways: (p) => `同一张牌有两种读法：${tileNameZh(p.kept)}（${p.kept_score.toFixed(2)}）或` +
+    `${tileNameZh(p.other)}（${p.other_score.toFixed(2)}），取${tileNameZh(p.kept)}`,
+  win_tile_not_apart: (p) => `和牌张没有单独放开：按这一行最后一张${tileNameZh(p.tile)}作和牌计算，` +
+    "以其他牌作和牌的读法见下面的选项",
+  hidden_kong_tile_unknown: (p) => `暗杠的四张牌背面朝上，看不出是哪张牌：按多数可能的牌计 ${p.total}` +
+    `（当作${p.tiles.map(tileNameZh).join("、")}）` +
+    (p.min_total !== p.max_total ? `，可能从 ${p.min_total} 到 ${p.max_total}` : "") +
+    "；翻开其中两张可以算得准确",
+  unusual_layout: (p) => `牌的摆法不像一般的一手牌，读作：${readingZh(p.reading)}`,
+  grouping_ambiguous: (p) => `分组有不止一种读法，取番数最高的：${readingZh(p.reading)}`,
+  strays_left_out: (p) => `离手牌较远的 ${p.count} 张牌没有计入：${p.tiles.map(tileNameZh).join("、")}`,
+  low_confidence: (p) => `这些牌识别把握不大（低于 ${p.threshold}），请核对：` +
+    p.tiles.map((x) => `${tileNameZh(x.tile)}（${x.score.toFixed(2)}）`).join("、"),
+};
 const CONTEXT_FLAGS = ["self_drawn", "last_tile", "kong_replacement", "robbing_kong", "fourth_tile"];
 const WINDS = ["E", "S", "W", "N"];
 
@@ -76,6 +93,29 @@ function tileLabel(code) {
   const suit = code[0], n = Number(code.slice(1));
   if (SUIT_ZH[suit]) return { face: NUM_ZH[n - 1], suit: SUIT_ZH[suit], code: n + SUIT_EN[suit] };
   return { face: HONOUR_ZH[code], suit: "", code: HONOUR_EN[code] || code };
+}
+
+// A tile's Chinese name (五饼, 东, 牌背); a meld's tiles under one suit (一二三萬, 五五五饼).
+function tileNameZh(code) {
+  if (code === "BACK") return "牌背";
+  const l = tileLabel(code);
+  return l.face ? l.face + l.suit : code;
+}
+
+function meldNameZh(tiles) {
+  const suits = new Set(tiles.map((c) => c[0]));
+  if (suits.size === 1 && SUIT_ZH[tiles[0][0]]) return tiles.map((c) => tileLabel(c).face).join("") + SUIT_ZH[tiles[0][0]];
+  return tiles.map(tileNameZh).join("");
+}
+
+// A reading of the tiles (the `reading` params of a warning or an alternative) in Chinese.
+function readingZh(r) {
+  const parts = [`和牌${tileNameZh(r.win_tile)}${r.win_apart ? "" : "（未单独放开）"}`];
+  parts.push(`副露：${r.melds.length ? r.melds.map(meldNameZh).join("、") : "无"}`);
+  if (r.left_out !== null && r.left_out !== undefined) {
+    parts.push(`未计入：${r.left_out.length ? r.left_out.map(tileNameZh).join("、") : "无"}`);
+  }
+  return parts.join("；");
 }
 
 function tileButton(code, onTap, extraClass) {
@@ -352,9 +392,11 @@ function renderAnalysis() {
   else if (a.image_base64) img.src = "data:image/jpeg;base64," + a.image_base64;
   img.hidden = !(a.image_url || a.image_base64);
   const warnings = $("warnings");
-  warnings.replaceChildren(...(a.warnings || []).map((w) => {
+  const details = a.warning_details || a.warnings || [];
+  warnings.replaceChildren(...details.map((w) => {
     const li = document.createElement("li");
-    li.textContent = describe(w);
+    li.textContent = warningText(w);
+    if (w && w.code) li.dataset.code = w.code;
     return li;
   }));
   const alts = $("alternatives");
@@ -365,12 +407,28 @@ function renderAnalysis() {
     b.type = "button";
     b.className = "chip";
     b.id = `alt-${i}`;
-    const why = describe(alt);
+    const why = readingText(alt);
     const total = alt.total === null || alt.total === undefined ? "" : ` → ${alt.total}`;
     b.textContent = `${t("use_alt")}${why ? ": " + why : ""}${total}`;
     b.addEventListener("click", () => { loadHand(alt.hand); changed(); });
     alts.append(b);
   });
+}
+
+// A warning in the page's language: Chinese by its code when the page is in Chinese, else
+// (or for a code the page does not know) the server's English text.
+function warningText(w) {
+  if (state.lang === "zh" && w && WARNING_ZH[w.code]) {
+    try { return WARNING_ZH[w.code](w.params || {}); } catch (e) { /* params not as expected: the English */ }
+  }
+  return describe(w);
+}
+
+function readingText(alt) {
+  if (state.lang === "zh" && alt.reading) {
+    try { return readingZh(alt.reading); } catch (e) { /* the English description */ }
+  }
+  return describe(alt);
 }
 
 // A warning or alternative as text, in the page's language where the server gave both.
