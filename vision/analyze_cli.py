@@ -18,7 +18,7 @@ def register(subparsers) -> None:
     add_context_arguments(p)
     p.add_argument("--rules", default="mcr", help="rule set name (see `fanshot score --list-rules`); default mcr")
     p.add_argument("--out", metavar="JPG", help="write the annotated photo here")
-    p.add_argument("--json", action="store_true", help="print {tiles, hand, score, warnings, alternatives} as JSON")
+    p.add_argument("--json", action="store_true", help="print {tiles, hand, score, warnings, warning_details, alternatives} as JSON")
     p.add_argument("--model-dir", help="detector model folder (default: the shipped models/)")
     p.set_defaults(func=run_analyze)
 
