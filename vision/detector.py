@@ -8,7 +8,9 @@ Two stages, both ONNX files in models/ (described by models/model.json):
 
 `get_detector()` loads the model once per process; `Detector.detect` is safe to
 call from several threads at once (onnxruntime sessions are thread-safe and the
-detector holds no per-call state).
+detector holds no per-call state). Each call runs on at most `threads` cores, and
+onnxruntime's threads do not spin-wait between calls: a server that runs one
+detection per core at once gives each detector one thread.
 """
 from __future__ import annotations
 
@@ -23,6 +25,11 @@ from vision.classes import CLASSES
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 MODEL_JSON = "model.json"
+DEFAULT_THREADS = 2  # onnxruntime threads per detection (a command detecting one photo at a time)
+# Two boxes whose intersection covers more than this share of the smaller one are one tile
+# (the layout's duplicate threshold too) ...
+DUPLICATE_OVERLAP = 0.7
+DUPLICATE_SIZE_RATIO = 0.5  # ... and the smaller box has more than this share of the larger one's area
 
 
 class ModelNotFoundError(RuntimeError):
@@ -92,6 +99,30 @@ def crop_tiles(rgb: np.ndarray, boxes: np.ndarray, width: int, height: int, pad:
     return crops
 
 
+def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray, overlap: float = DUPLICATE_OVERLAP,
+                        size_ratio: float = DUPLICATE_SIZE_RATIO) -> np.ndarray:
+    """Indices of the boxes to keep, best score first. A box is the same tile as a
+    better-scored kept box (class agnostic: one tile cannot carry two classes) when their
+    intersection covers more than `overlap` of the smaller box and the smaller box has
+    more than `size_ratio` of the larger one's area; a box nested in one twice its size
+    is another reading (one tile or two), not a second look at the same tile."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    order = np.argsort(-np.asarray(scores, np.float64), kind="stable")
+    areas = (boxes[:, 2] - boxes[:, 0]).clip(0) * (boxes[:, 3] - boxes[:, 1]).clip(0)
+    kept: list[int] = []
+    for i in order:
+        if kept and areas[i] > 0:
+            k = np.asarray(kept)
+            w = (np.minimum(boxes[k, 2], boxes[i, 2]) - np.maximum(boxes[k, 0], boxes[i, 0])).clip(0)
+            h = (np.minimum(boxes[k, 3], boxes[i, 3]) - np.maximum(boxes[k, 1], boxes[i, 1])).clip(0)
+            smaller, larger = np.minimum(areas[k], areas[i]), np.maximum(areas[k], areas[i])
+            same = (w * h > overlap * smaller) & (smaller > size_ratio * larger)
+            if same.any():
+                continue
+        kept.append(int(i))
+    return np.asarray(kept, np.int64)
+
+
 def zoom_region(boxes: np.ndarray, width: int, height: int, margin: float) -> tuple[int, int, int, int]:
     """The region (x1, y1, x2, y2) around all `boxes`, grown by `margin` pixels, inside the image."""
     x1 = int(max(0, np.floor(boxes[:, 0].min() - margin)))
@@ -113,6 +144,10 @@ def _session(path: Path, threads: int):
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
+    # Idle worker threads sleep instead of spinning: under concurrent requests a spinning
+    # thread burns the core another request's detection is waiting for.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
@@ -120,7 +155,7 @@ def _session(path: Path, threads: int):
 class Detector:
     """Finds and names mahjong tiles in an RGB image."""
 
-    def __init__(self, model_dir: str | Path | None = None, threads: int = 2):
+    def __init__(self, model_dir: str | Path | None = None, threads: int = DEFAULT_THREADS):
         self.model_dir = Path(model_dir) if model_dir else DEFAULT_MODEL_DIR
         spec_path = self.model_dir / MODEL_JSON
         if not spec_path.is_file():
@@ -142,8 +177,9 @@ class Detector:
         self.zoom_below = float(finder.get("zoom_below", 0))
         self.crop_w, self.crop_h = (int(v) for v in classifier["input_wh"])
         self.crop_pad = float(classifier.get("pad", 0.0))
-        self._finder = _session(self.model_dir / finder["file"], threads)
-        self._classifier = _session(self.model_dir / classifier["file"], threads)
+        self.threads = max(1, int(threads))
+        self._finder = _session(self.model_dir / finder["file"], self.threads)
+        self._classifier = _session(self.model_dir / classifier["file"], self.threads)
         self._finder_input = self._finder.get_inputs()[0].name
         self._classifier_input = self._classifier.get_inputs()[0].name
 
@@ -193,30 +229,32 @@ class Detector:
             raise ValueError("detect() expects an RGB uint8 array of shape (H, W, 3)")
         boxes, find_scores = self.find_tiles(rgb)
         probs = self.classify(rgb, boxes)
+        class_ids = probs.argmax(axis=1)
+        scores = find_scores * probs[np.arange(len(class_ids)), class_ids]
         detections = []
-        for box, find_score, p in zip(boxes, find_scores, probs):
-            class_id = int(p.argmax())
+        for i in suppress_duplicates(boxes, scores):
             detections.append(
                 {
-                    "tile": self.classes[class_id],
-                    "box": [round(float(v), 1) for v in box],
-                    "score": round(float(find_score) * float(p[class_id]), 4),
+                    "tile": self.classes[int(class_ids[i])],
+                    "box": [round(float(v), 1) for v in boxes[i]],
+                    "score": round(float(scores[i]), 4),
                 }
             )
         detections.sort(key=lambda d: (d["box"][0], d["box"][1]))
         return detections
 
 
-_detectors: dict[Path, Detector] = {}
+_detectors: dict[tuple[Path, int], Detector] = {}
 _lock = threading.Lock()
 
 
-def get_detector(model_dir: str | Path | None = None) -> Detector:
-    """The process-wide detector for `model_dir` (default: the shipped models/), loaded once."""
-    key = (Path(model_dir) if model_dir else DEFAULT_MODEL_DIR).resolve()
+def get_detector(model_dir: str | Path | None = None, threads: int = DEFAULT_THREADS) -> Detector:
+    """The process-wide detector for `model_dir` (default: the shipped models/) running on
+    `threads` threads per call, loaded once."""
+    key = ((Path(model_dir) if model_dir else DEFAULT_MODEL_DIR).resolve(), max(1, int(threads)))
     with _lock:
         if key not in _detectors:
-            _detectors[key] = Detector(key)
+            _detectors[key] = Detector(key[0], threads=key[1])
         return _detectors[key]
 
 

@@ -1,0 +1,42 @@
+"""Class-agnostic duplicate suppression after classification (no model needed)."""
+from __future__ import annotations
+
+import numpy as np
+
+from vision.detector import suppress_duplicates
+
+
+def _kept(boxes, scores):
+    return sorted(suppress_duplicates(np.array(boxes, np.float32), np.array(scores, np.float32)).tolist())
+
+
+def test_two_boxes_on_one_tile_keep_the_better_scored():
+    # the same 40x56 tile seen twice, a few pixels apart (IoU about 0.7): one tile
+    assert _kept([[100, 100, 140, 156], [106, 104, 146, 160]], [0.6, 0.9]) == [1]
+
+
+def test_a_slightly_smaller_box_inside_a_tile_is_the_same_tile():
+    assert _kept([[100, 100, 140, 156], [104, 106, 138, 152]], [0.9, 0.5]) == [0]
+
+
+def test_neighbouring_tiles_that_touch_or_overlap_a_little_are_kept():
+    boxes = [[100, 100, 140, 156], [138, 100, 178, 156], [176, 101, 216, 157], [300, 100, 340, 156]]
+    assert _kept(boxes, [0.9, 0.8, 0.7, 0.6]) == [0, 1, 2, 3]
+
+
+def test_a_tile_nested_in_a_box_twice_its_size_is_another_reading_not_a_duplicate():
+    # a box over two tiles and a box over one of them: the layout decides, both stay
+    assert _kept([[100, 100, 180, 156], [100, 100, 140, 156]], [0.9, 0.8]) == [0, 1]
+
+
+def test_suppression_is_greedy_by_score_across_a_chain():
+    # b overlaps a and c; a (best) suppresses b, so c survives although b would have taken it
+    boxes = [[0, 0, 40, 56], [5, 0, 45, 56], [10, 0, 50, 56]]
+    assert _kept(boxes, [0.9, 0.8, 0.7]) == [0]
+    assert _kept([[0, 0, 40, 56], [8, 0, 48, 56], [16, 0, 56, 56]], [0.9, 0.95, 0.7]) == [1]
+
+
+def test_empty_and_degenerate_boxes():
+    assert _kept(np.zeros((0, 4)), []) == []
+    # a zero-area box is not a duplicate of anything (and nothing is a duplicate of it)
+    assert _kept([[10, 10, 10, 50], [0, 0, 40, 56]], [0.9, 0.8]) == [0, 1]
