@@ -7,7 +7,8 @@ from collections import Counter
 import pytest
 
 from test_layout_scenes import scene
-from vision.layout import build_hand, row_angle
+from vision.layout import build_hand
+from vision.layout_geometry import clean, row_angle
 
 scoring = pytest.importorskip("scoring")
 if not hasattr(scoring, "score_hand"):
@@ -118,9 +119,7 @@ def test_rotated_photo_reads_the_same(angle):
 def test_row_angle_follows_the_rows():
     for angle in (-40, -10, 0, 15, 35, 89):
         dets = scene([["W1 W2 W3 W4 W5 W6 W7"]], angle_deg=angle)
-        from vision.layout import _clean
-
-        tiles, _ = _clean(dets)
+        tiles, _ = clean(dets)
         est = math.degrees(row_angle(tiles))
         assert abs(((est - angle) + 90) % 180 - 90) < 3, (angle, est)
 
@@ -243,9 +242,7 @@ def test_cutting_touching_tiles_apart_costs_more_than_ignoring_a_gap():
 def test_boxes_half_over_each_other_are_one_tile_only_when_one_is_unsure():
     # Boxes covering 60% of each other, centres 0.4 box apart: neighbours in a tilted,
     # foreshortened row look like this, and so does a second, unsure read of one tile.
-    from vision.layout import _clean
-
     a = {"tile": "W1", "box": [0, 0, 40, 40], "score": 0.9}
     b = {"tile": "W2", "box": [16, 0, 56, 40], "score": 0.9}
-    assert len(_clean([a, b])[0]) == 2
-    assert len(_clean([a, dict(b, score=0.2)])[0]) == 1
+    assert len(clean([a, b])[0]) == 2
+    assert len(clean([a, dict(b, score=0.2)])[0]) == 1
