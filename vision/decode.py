@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL.JpegImagePlugin import JpegImageFile  # also the base of MPO, phones' multi-frame JPEGs
 
 try:  # HEIC/HEIF from iPhones; optional so a broken install only loses that format
     from pillow_heif import register_heif_opener
@@ -82,30 +83,41 @@ def probe_image(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> tuple[i
     return width, height
 
 
+def open_reduced(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, max_side: int | None = None) -> Image.Image:
+    """The image, opened (checked against `max_pixels`) but not decoded yet; a JPEG longer
+    than `max_side` is set to decode at the smallest 1/2, 1/4 or 1/8 scale that still
+    covers `max_side` (DCT scaling in the codec: a 12 MP photo decodes in a fraction of
+    the time). Phones' JPEGs often carry extra frames (MPO): the first frame is the photo
+    and scales the same way. `size` is then the size the codec will produce, as stored
+    (before EXIF orientation). Raises `ImageError`."""
+    image = _open(data, max_pixels)
+    width, height = image.size
+    if max_side is not None and max(width, height) > max_side and isinstance(image, JpegImageFile):
+        scale = max_side / max(width, height)
+        image.draft("RGB", (max(1, round(width * scale)), max(1, round(height * scale))))
+    return image
+
+
 def decode_image(
     data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, max_side: int | None = None
 ) -> np.ndarray:
     """Decode image bytes to an RGB uint8 array (H, W, 3), EXIF orientation applied.
 
     `max_side`: when given, the longer side of the result is at most this many pixels
-    (JPEGs are decoded at a reduced scale by the codec itself, which is much faster
-    than decoding the full photo and shrinking it). Raises `ImageError`.
+    (JPEGs are decoded at a reduced scale by the codec itself, see `open_reduced`, which
+    is much faster than decoding the full photo and shrinking it). Raises `ImageError`.
     """
-    image = _open(data, max_pixels)
-    width, height = image.size
-    if max_side is not None and max(width, height) > max_side and image.format == "JPEG":
-        # Ask for at least max_side on the long side; draft picks the largest
-        # 1/2, 1/4 or 1/8 scale that still covers the requested size.
-        scale = max_side / max(width, height)
-        image.draft("RGB", (max(1, round(width * scale)), max(1, round(height * scale))))
+    image = open_reduced(data, max_pixels=max_pixels, max_side=max_side)
     try:
+        orientation = _orientation(image)
         image.load()
-        image = ImageOps.exif_transpose(image)
+        if orientation != 1:  # exif_transpose copies the image even when there is nothing to turn
+            image = ImageOps.exif_transpose(image)
         if image.mode in ("RGBA", "LA") or (image.mode == "P" and "transparency" in image.info):
             rgba = image.convert("RGBA")
             background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
             image = Image.alpha_composite(background, rgba)
-        rgb = image.convert("RGB")
+        rgb = image if image.mode == "RGB" else image.convert("RGB")
     except ImageError:
         raise
     except Exception as exc:  # PIL raises OSError, SyntaxError, ValueError, zlib errors ...
