@@ -6,6 +6,7 @@ is installed). Vision is imported on first use, so the app starts fast.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,9 +20,24 @@ class Annotated:
     jpeg: bytes  # the annotated photo
 
 
+def available_cores() -> int:
+    """The CPU cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def threads_per_worker(workers: int, cores: int | None = None) -> int:
+    """Threads for one analysis when `workers` run at once: the cores shared out, at least
+    one (more threads than cores only queue up for them, and a spinning one wastes a core)."""
+    return max(1, (available_cores() if cores is None else cores) // max(1, workers))
+
+
 class Inference:
     def __init__(self, settings: Settings):
         self.settings = settings
+        self.threads = threads_per_worker(settings.inference_workers)
         self._model_loaded = False
 
     def model_loaded(self) -> bool:
@@ -30,8 +46,14 @@ class Inference:
     def detector(self):
         from vision.detector import ModelNotFoundError, get_detector
 
+        if not self._model_loaded:
+            import cv2
+
+            # OpenCV's resizes run in the same workers: the same share of the cores each
+            # (a process-wide setting; this process is the server).
+            cv2.setNumThreads(self.threads)
         try:
-            detector = get_detector(self.settings.model_dir)
+            detector = get_detector(self.settings.model_dir, threads=self.threads)
         except ModelNotFoundError as exc:
             raise ApiError(503, "model_not_found", str(exc)) from None
         self._model_loaded = True
@@ -107,8 +129,11 @@ def shrink_for_drawing(rgb, analysis: dict[str, Any], max_side: int):
     import cv2
 
     scale = max_side / max(width, height)
+    # Less than halving: bilinear is sharp enough for a photo the boxes are drawn on after,
+    # and 7 times cheaper than area averaging (2000 -> 1280 px: 4 ms, not 30 ms).
+    interpolation = cv2.INTER_AREA if scale <= 0.5 else cv2.INTER_LINEAR
     small = cv2.resize(rgb, (max(1, round(width * scale)), max(1, round(height * scale))),
-                       interpolation=cv2.INTER_AREA)
+                       interpolation=interpolation)
 
     def scaled(items):
         return [{**item, "box": [v * scale for v in item["box"]]} if item.get("box") else item

@@ -90,6 +90,15 @@ def client_loop(host: str, port: int, path: str, body: bytes, content_type: str,
     conn.close()
 
 
+def process_cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) a process has used so far, from /proc (None where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def percentile(values: list[float], q: float) -> float:
     if len(values) == 1:
         return values[0]
@@ -132,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
             results: list = []
             lock = threading.Lock()
             stop_at = time.monotonic() + args.seconds
+            server_cpu = process_cpu_seconds(server.pid) if server is not None else None
+            client_cpu = time.process_time()
             began = time.perf_counter()
             threads = [threading.Thread(target=client_loop, daemon=True,
                                         args=(host, port, path, body, content_type, stop_at, args.timeout,
@@ -141,6 +152,10 @@ def main(argv: list[str] | None = None) -> int:
             for thread in threads:
                 thread.join(args.seconds + args.timeout + 5)
             elapsed = time.perf_counter() - began
+            client_cpu = time.process_time() - client_cpu
+            if server_cpu is not None:
+                after = process_cpu_seconds(server.pid)
+                server_cpu = None if after is None else after - server_cpu
         finally:
             if server is not None:
                 server.terminate()
@@ -156,6 +171,11 @@ def main(argv: list[str] | None = None) -> int:
     if latencies:
         print(f"latency: p50 {percentile(latencies, 50) * 1000:.0f} ms  p95 {percentile(latencies, 95) * 1000:.0f} ms"
               f"  max {latencies[-1] * 1000:.0f} ms")
+    if results:
+        cpu = f"  server {server_cpu * 1000 / len(results):.0f} ms" if server_cpu is not None else ""
+        print(f"CPU per request:{cpu}  load-test client {client_cpu * 1000 / len(results):.0f} ms"
+              f"  (the machine has {os.cpu_count()} cores for {elapsed:.0f} s: "
+              f"{os.cpu_count() * elapsed * 1000 / len(results):.0f} ms of core time per request)")
     return 1 if errors or not latencies else 0
 
 

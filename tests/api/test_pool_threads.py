@@ -1,0 +1,43 @@
+"""Each inference worker gets its share of the cores: pool workers x threads never exceed them."""
+import pytest
+
+import vision.detector
+from api.inference import Inference, available_cores, threads_per_worker
+from api.settings import Settings
+
+
+@pytest.fixture(autouse=True)
+def _keep_opencv_threads():
+    """Inference sets OpenCV's process-wide thread count; put it back for the other tests."""
+    import cv2
+
+    before = cv2.getNumThreads()
+    yield
+    cv2.setNumThreads(before)
+
+
+@pytest.mark.parametrize("workers, cores, threads", [(1, 2, 2), (2, 2, 1), (3, 2, 1), (2, 8, 4), (3, 8, 2), (1, 1, 1)])
+def test_threads_share_out_the_cores_one_at_least(workers, cores, threads):
+    assert threads_per_worker(workers, cores) == threads
+    assert workers * threads <= max(cores, workers)
+
+
+def test_the_detector_is_loaded_with_the_workers_share_of_the_cores(monkeypatch, tmp_path):
+    asked = []
+    monkeypatch.setattr(vision.detector, "get_detector", lambda model_dir=None, threads=2: asked.append(
+        (model_dir, threads)) or "detector")
+    inference = Inference(Settings(inference_workers=available_cores(), model_dir=tmp_path))
+    assert not inference.model_loaded()
+    assert inference.detector() == "detector" and inference.model_loaded()
+    assert asked == [(tmp_path, 1)]
+    import cv2
+
+    assert cv2.getNumThreads() == 1
+
+
+def test_a_missing_model_is_a_503_whatever_the_threads(tmp_path):
+    from api.errors import ApiError
+
+    with pytest.raises(ApiError) as info:
+        Inference(Settings(inference_workers=1, model_dir=tmp_path)).detector()
+    assert info.value.status == 503
