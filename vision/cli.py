@@ -81,6 +81,9 @@ def register(subparsers) -> None:
     export.add_argument("--imgsz", type=int, default=320)
     export.add_argument("--out", default="models")
     export.add_argument("--provenance", default=None, help="JSON file merged into model.json")
+    export.add_argument("--conf", type=float, default=0.25, help="the finder's score threshold")
+    export.add_argument("--tta", default="none", choices=["none", "rot180", "rot180+mirror"],
+                        help="the classifier averages over these flipped views of each crop")
     export.set_defaults(func=_train_export)
 
 
@@ -215,5 +218,5 @@ def _train_export(args) -> int:
     from vision.train_export import export_model
 
     provenance = json.loads(Path(args.provenance).read_text()) if args.provenance else {}
-    print(export_model(args.finder, args.classifier, args.out, args.imgsz, provenance))
+    print(export_model(args.finder, args.classifier, args.out, args.imgsz, provenance, conf=args.conf, tta=args.tta))
     return 0

@@ -190,17 +190,48 @@ def train_classifier(
     return run_dir / "best.pt"
 
 
-def export_classifier(checkpoint: str | Path, out: str | Path) -> Path:
-    """Export a classifier checkpoint to ONNX (input N x 3 x 56 x 40 in [0, 1], output logits)."""
+TTA_VIEWS = {
+    # name: the flips (tensor dims of N x C x H x W) averaged with the crop as it is
+    "none": [],
+    "rot180": [(2, 3)],                      # tiles lie upside down as often as not
+    "rot180+mirror": [(2, 3), (3,), (2,)],   # and some photos are mirrored (selfie cameras)
+}
+
+
+def _averaged_views(model, views: list[tuple[int, ...]]):
+    """A module that averages the model's class probabilities over the crop and its flipped views
+    (one batch through the model), returned as log-probabilities: softmax of them gives the mean."""
+    import torch
+    from torch import nn
+
+    class Averaged(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        def forward(self, crops):
+            batch = torch.cat([crops] + [torch.flip(crops, list(dims)) for dims in views])
+            probabilities = torch.softmax(self.model(batch), dim=1)
+            probabilities = probabilities.reshape(len(views) + 1, -1, probabilities.shape[1]).mean(0)
+            return torch.log(probabilities.clamp_min(1e-12))
+
+    return Averaged()
+
+
+def export_classifier(checkpoint: str | Path, out: str | Path, tta: str = "none") -> Path:
+    """Export a classifier checkpoint to ONNX (input N x 3 x 56 x 40 in [0, 1], output logits),
+    averaged over the flipped views named by `tta` (a key of TTA_VIEWS)."""
     import torch
 
     state = torch.load(checkpoint, map_location="cpu", weights_only=False)
     model = build_model(state.get("arch", "s"))
     model.load_state_dict(state["model"])
     model.eval()
+    if TTA_VIEWS[tta]:
+        model = _averaged_views(model, TTA_VIEWS[tta]).eval()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    dummy = torch.zeros(1, 3, INPUT_WH[1], INPUT_WH[0])
+    dummy = torch.zeros(2, 3, INPUT_WH[1], INPUT_WH[0])
     torch.onnx.export(
         model, dummy, str(out), input_names=["crops"], output_names=["logits"],
         dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,

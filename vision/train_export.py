@@ -22,12 +22,13 @@ def export_model(
     conf: float = 0.25,
     iou: float = 0.5,
     zoom_below: float = 28,
+    tta: str = "none",
 ) -> Path:
     """Write OUT/finder.onnx, OUT/classifier.onnx and OUT/model.json; returns model.json's path."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     export_finder(finder_checkpoint, out / FINDER_FILE, imgsz)
-    export_classifier(classifier_checkpoint, out / CLASSIFIER_FILE)
+    export_classifier(classifier_checkpoint, out / CLASSIFIER_FILE, tta)
     spec = {
         "format": "fanshot-two-stage-1",
         "classes": CLASSES,
@@ -35,7 +36,7 @@ def export_model(
             "file": FINDER_FILE, "imgsz": imgsz, "conf": conf, "iou": iou, "classes": ["tile"],
             "zoom_below": zoom_below,  # tiles smaller than this (finder pixels): look again, zoomed
         },
-        "classifier": {"file": CLASSIFIER_FILE, "input_wh": list(INPUT_WH), "pad": PAD},
+        "classifier": {"file": CLASSIFIER_FILE, "input_wh": list(INPUT_WH), "pad": PAD, "averaged_views": tta},
         **(provenance or {}),
     }
     path = out / MODEL_JSON
