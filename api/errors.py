@@ -1,4 +1,5 @@
-"""One error shape for every failure: `{"error": {"code", "message"}}`.
+"""One error shape for every failure: `{"error": {"code", "message"}}`, plus `params` where
+the error has values a client needs to say it in another language (e.g. found / needed counts).
 
 `ApiError` is raised by routes; the handlers installed by `install_handlers`
 turn it, validation errors, HTTP errors and any unexpected exception into that
@@ -25,6 +26,9 @@ class ErrorDetail(BaseModel):
     message: str = Field(description="what went wrong, for people")
     details: list[dict[str, Any]] | None = Field(
         default=None, description="for invalid requests: the fields that were rejected")
+    params: dict[str, Any] | None = Field(
+        default=None, description="the values in the message, for clients that show another language; "
+        "wrong_tile_count from the photo layout: {found, needed, kongs}")
 
 
 class ErrorResponse(BaseModel):
@@ -34,12 +38,14 @@ class ErrorResponse(BaseModel):
 class ApiError(Exception):
     """An error with an HTTP status and a stable code, answered as JSON."""
 
-    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None):
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None,
+                 params: dict[str, Any] | None = None):
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.headers = headers
+        self.params = params
 
 
 _DESCRIPTIONS = {
@@ -59,10 +65,12 @@ def error_responses(*statuses: int, descriptions: dict[int, str] | None = None) 
 
 
 def error_json(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None,
-               headers: dict[str, str] | None = None) -> JSONResponse:
+               headers: dict[str, str] | None = None, params: dict[str, Any] | None = None) -> JSONResponse:
     body: dict[str, Any] = {"code": code, "message": message}
     if details is not None:
         body["details"] = details
+    if params is not None:
+        body["params"] = params
     return JSONResponse({"error": body}, status_code=status, headers=headers)
 
 
@@ -82,7 +90,7 @@ def _validation_details(exc: RequestValidationError) -> list[dict[str, Any]]:
 
 
 async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
-    return error_json(exc.status, exc.code, exc.message, headers=exc.headers)
+    return error_json(exc.status, exc.code, exc.message, headers=exc.headers, params=exc.params)
 
 
 async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:

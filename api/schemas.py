@@ -1,7 +1,7 @@
 """Request and response models: the hand JSON and score JSON of DESIGN.md, for OpenAPI."""
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -102,8 +102,100 @@ class PhotoTile(Detection):
     low_confidence: bool = False
 
 
+class Reading(BaseModel):
+    """A reading of the tiles: which is the winning tile, which groups are declared melds, what is left out."""
+    win_tile: PlayTile
+    win_apart: bool = Field(description="false: the winning tile was not set apart (taken as the row's last tile)")
+    melds: list[list[PlayTile]] = Field(description="the declared melds' tiles")
+    left_out: Optional[list[DetectedTile]] = Field(
+        description="tiles this reading leaves out of the hand; null: it leaves no group out")
+
+
+# The layout's warnings (vision/layout_warnings.py): one model per code, its params typed.
+class TileReadTwoWaysParams(BaseModel):
+    kept: DetectedTile
+    kept_score: float
+    other: DetectedTile
+    other_score: float
+
+
+class WinTileNotApartParams(BaseModel):
+    tile: PlayTile = Field(description="the row's last tile, scored as the winning tile")
+
+
+class HiddenKongTileUnknownParams(BaseModel):
+    total: int | float = Field(description="the total scored, the one most of the possible tiles give")
+    tiles: list[PlayTile] = Field(description="the tile given to each kong shown as four backs")
+    min_total: int | float
+    max_total: int | float
+
+
+class ReadingParams(BaseModel):
+    reading: Reading
+
+
+class StraysLeftOutParams(BaseModel):
+    count: int
+    tiles: list[DetectedTile]
+
+
+class UnsureTile(BaseModel):
+    tile: DetectedTile
+    score: float = Field(description="the detector's confidence, rounded to 0.01")
+
+
+class LowConfidenceParams(BaseModel):
+    threshold: float
+    tiles: list[UnsureTile]
+
+
+class _Warning(BaseModel):
+    message: str = Field(description="the English text (the same string as in `warnings`)")
+
+
+class TileReadTwoWaysWarning(_Warning):
+    code: Literal["tile_read_two_ways"]
+    params: TileReadTwoWaysParams
+
+
+class WinTileNotApartWarning(_Warning):
+    code: Literal["win_tile_not_apart"]
+    params: WinTileNotApartParams
+
+
+class HiddenKongTileUnknownWarning(_Warning):
+    code: Literal["hidden_kong_tile_unknown"]
+    params: HiddenKongTileUnknownParams
+
+
+class UnusualLayoutWarning(_Warning):
+    code: Literal["unusual_layout"]
+    params: ReadingParams
+
+
+class GroupingAmbiguousWarning(_Warning):
+    code: Literal["grouping_ambiguous"]
+    params: ReadingParams
+
+
+class StraysLeftOutWarning(_Warning):
+    code: Literal["strays_left_out"]
+    params: StraysLeftOutParams
+
+
+class LowConfidenceWarning(_Warning):
+    code: Literal["low_confidence"]
+    params: LowConfidenceParams
+
+
+WARNING_MODELS = (TileReadTwoWaysWarning, WinTileNotApartWarning, HiddenKongTileUnknownWarning,
+                  UnusualLayoutWarning, GroupingAmbiguousWarning, StraysLeftOutWarning, LowConfidenceWarning)
+WarningDetail = Annotated[Union[WARNING_MODELS], Field(discriminator="code")]
+
+
 class Alternative(Open):
-    description: str = Field(description="how this reading differs from the chosen one")
+    description: str = Field(description="how this reading differs from the chosen one (English)")
+    reading: Reading = Field(description="the same, as data: for clients that show another language")
     hand: dict[str, Any]
     total: Optional[int | float] = None
 
@@ -113,7 +205,9 @@ class AnalyzeResponse(Open):
     hand: Optional[dict[str, Any]] = Field(description="the hand JSON as read from the photo; null if none")
     score: Optional[Score] = Field(description="null when the hand could not be scored (see error)")
     error: Optional[ErrorDetail] = Field(None, description="why the hand was not scored")
-    warnings: list[str] = Field(description="doubts about the reading, for people")
+    warnings: list[str] = Field(description="doubts about the reading, for people (English)")
+    warning_details: list[WarningDetail] = Field(
+        description="each of `warnings`, in the same order, as a stable code and its params")
     alternatives: list[Alternative] = Field(description="other readings of the same tiles, with their totals")
     image_size: Optional[list[int]] = Field(None, description="[width, height] of the analysed image: the photo "
                                             "as shown, at most FANSHOT_ANALYSIS_MAX_SIDE pixels long")

@@ -24,16 +24,22 @@ MCR_ERROR_CODES = frozenset(ERROR_CODES)   # the scorer's own; rule-set modules 
 
 
 class HandError(ValueError):
-    """A hand that cannot be scored; `code` is one of ERROR_CODES."""
+    """A hand that cannot be scored; `code` is one of ERROR_CODES. `params` (optional) are the
+    values in the message, for a client that says it in another language; `to_json` adds them
+    next to the code when there are any."""
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: str, params: dict | None = None):
         assert code in ERROR_CODES, code
         super().__init__(message)
         self.code = code
         self.message = message
+        self.params = dict(params) if params else None
 
     def to_json(self) -> dict:
-        return {"error": {"code": self.code, "message": self.message}}
+        error = {"code": self.code, "message": self.message}
+        if self.params:
+            error["params"] = self.params
+        return {"error": error}
 
     def __repr__(self) -> str:
         return f"HandError({self.code!r}, {self.message!r})"

@@ -4,7 +4,9 @@
 `vision.analyze.analyze_image` (or of `vision.layout.build_hand`), and returns
 a new RGB array: the photo with each tile's box and Chinese name (low-confidence
 tiles marked "?"), each meld outlined, the winning tile highlighted, and a panel
-below with the fans (Chinese and English), their points and the total.
+below with the fans (Chinese and English), their points and the total, then the
+error (when no hand was scored) and the warnings, each in Chinese then English
+(vision.messages_zh; English only for a code it does not know).
 
 Sizes follow the image: text is a fixed share of the image width (so a
 12-megapixel photo and a 640 px one both read on a phone screen, which shows
@@ -39,6 +41,7 @@ ERROR_COLOUR = (255, 110, 90)
 TEXT_SHARE = 1 / 34  # panel text height as a share of the image width
 MIN_TEXT = 13  # px: the smallest text drawn, for tiny images
 MAX_WARNINGS = 4
+MAX_NOTE_LINES = 2  # lines one language of one note may wrap to before it is cut with "…"
 
 
 @functools.lru_cache(maxsize=64)
@@ -123,6 +126,49 @@ def _draw_tiles(image: Image.Image, analysis: dict) -> None:
             last_label_end[band] = x1 + w
 
 
+def _notes(analysis: dict) -> list[tuple[list[str], tuple]]:
+    """The error and the warnings to draw: ([Chinese, English] or [English], colour) each."""
+    from vision.messages_zh import error_zh, warning_zh
+
+    notes = []
+    error = analysis.get("error")
+    if error:
+        zh = error_zh(error)
+        notes.append(([zh, error.get("message", "")] if zh else [error.get("message", "")], ERROR_COLOUR))
+    details = analysis.get("warning_details")
+    if details is None:  # an analysis from before the codes: the English texts only
+        details = [{"message": text} for text in analysis.get("warnings") or []]
+    for detail in details[:MAX_WARNINGS]:
+        zh = warning_zh(detail)
+        english = "! " + detail.get("message", "")
+        notes.append((["! " + zh, english] if zh else [english], PANEL_DIM))
+    return notes
+
+
+def _wrap(draw, text: str, f, width: float, max_lines: int = MAX_NOTE_LINES) -> list[str]:
+    """`text` broken into lines at most `width` wide (at spaces where there are any, anywhere
+    in Chinese), at most `max_lines`; the last one cut with "…" if the text goes on."""
+    lines: list[str] = []
+    rest = text
+    while rest and len(lines) < max_lines:
+        if draw.textlength(rest, font=f) <= width:
+            lines.append(rest)
+            rest = ""
+            break
+        cut = 1
+        while cut < len(rest) and draw.textlength(rest[: cut + 1], font=f) <= width:
+            cut += 1
+        space = rest.rfind(" ", 0, cut + 1)
+        latin = not any(ord(c) >= 0x2E80 for c in rest[:cut])  # Chinese breaks between any two characters
+        if latin and space > cut // 2 and rest[cut:cut + 1] != " ":
+            cut = space
+        lines.append(rest[:cut].rstrip())
+        rest = rest[cut:].lstrip()
+    if rest:
+        lines[-1] = _fit(draw, lines[-1] + " " + rest, f, width)
+    return lines
+
+
 def _fan_lines(analysis: dict) -> list[tuple[str, str, str, tuple]]:
     """(chinese, english, points, colour) rows for the panel."""
     score = analysis.get("score")
@@ -141,8 +187,7 @@ def _panel(width: int, analysis: dict) -> Image.Image:
     size = max(MIN_TEXT, int(width * TEXT_SHARE))
     rows = _fan_lines(analysis)
     score = analysis.get("score")
-    error = analysis.get("error")
-    warnings = (analysis.get("warnings") or [])[:MAX_WARNINGS]
+    notes = _notes(analysis)
 
     # Fit the three columns to the width: shrink the text until they do.
     margin = size
@@ -161,9 +206,13 @@ def _panel(width: int, analysis: dict) -> Image.Image:
     small_h = int(small * 1.45)
     title_size = int(size * 1.4)
 
-    height = margin + int(title_size * 1.5) + line_h * len(rows) + small_h * len(warnings) + margin
-    if error:
-        height += small_h * 2
+    # Each note in Chinese then English, wrapped; a little space between notes.
+    measure = ImageDraw.Draw(Image.new("RGB", (1, 1)))
+    note_lines = [[line for text in texts for line in _wrap(measure, text, font(small), width - 2 * margin)]
+                  for texts, _ in notes]
+    note_gap = small_h // 3
+    height = (margin + int(title_size * 1.5) + line_h * len(rows)
+              + sum(small_h * len(lines) + note_gap for lines in note_lines) + margin)
     panel = Image.new("RGB", (width, height), PANEL_BACKGROUND)
     draw = ImageDraw.Draw(panel)
     y = margin
@@ -181,13 +230,11 @@ def _panel(width: int, analysis: dict) -> Image.Image:
         draw.text((margin + zh_w + gap, y), en, font=font(size), fill=PANEL_DIM)
         draw.text((width - margin, y), pts, font=font(size), fill=colour, anchor="ra")
         y += line_h
-    if error:
-        message = _fit(draw, error.get("message", ""), font(small), width - 2 * margin)
-        draw.text((margin, y), message, font=font(small), fill=ERROR_COLOUR)
-        y += small_h * 2
-    for w in warnings:
-        draw.text((margin, y), _fit(draw, "! " + w, font(small), width - 2 * margin), font=font(small), fill=PANEL_DIM)
-        y += small_h
+    for (_, colour), lines in zip(notes, note_lines):
+        for line in lines:
+            draw.text((margin, y), line, font=font(small), fill=colour)
+            y += small_h
+        y += note_gap
     return panel
 
 

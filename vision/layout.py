@@ -23,7 +23,7 @@ from typing import Callable
 from vision import layout_geometry as geometry
 from vision.classes import BACK
 from vision.layout_geometry import LOW_CONFIDENCE, Group, Selection, Tile
-from vision.layout_warnings import describe_reading, warning
+from vision.layout_warnings import describe_reading, layout_error, warning
 
 MAX_ALTERNATIVES = 6
 MAX_SCORED = 200  # readings scored for alternatives beyond the chosen level
@@ -34,18 +34,6 @@ MAX_SCORED_PER_LEVEL = 2000  # readings scored at one level of doubt, at most
 EDGE = 2.0  # px: a box this near the photo's edge may be a tile cut off by the frame
 
 ScoreFn = Callable[[dict], dict]
-
-
-class LayoutError(ValueError):
-    """No winning hand can be read from the tiles; `code` says why."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def to_json(self) -> dict:
-        return {"code": self.code, "message": self.message}
 
 
 # --------------------------------------------------------------------------- 5. melds
@@ -123,17 +111,6 @@ class _Reading:
         left_out = [t.code for g in self.selection.strays for t in g.tiles] if self.selection.penalty else None
         return {"win_tile": self.win.code, "win_apart": self.win_apart,
                 "melds": [list(m["tiles"]) for m in self.hand.get("melds", [])], "left_out": left_out}
-
-
-def _count_message(n: int, kongs: int) -> str:
-    need = 14 + kongs
-    with_kongs = f" ({need} with {kongs} kong{'s' if kongs > 1 else ''})" if kongs else ""
-    if n < need:
-        return f"{n} tiles found; a winning hand needs 14, plus one for each kong{with_kongs}"
-    return (
-        f"{n} tiles found; a winning hand has 14, plus one for each kong{with_kongs}: "
-        f"{n - need} too many"
-    )
 
 
 def _cuts(group: Group) -> list[tuple[list[Group], int]]:
@@ -356,7 +333,7 @@ def build_hand(
         "alternatives": [],
     }
     if not tiles:
-        result["error"] = LayoutError("no_tiles", "no tiles found in the photo").to_json()
+        result["error"] = layout_error("no_tiles")
         result["warnings"] = [w["message"] for w in warnings]
         return result
 
@@ -433,7 +410,7 @@ def build_hand(
         else:
             meldlike = [g for g in selection.hand if len(g.tiles) == 4 and _meld(g) is not None]
             n = sum(len(g.tiles) for g in selection.hand)
-            result["error"] = LayoutError("wrong_tile_count", _count_message(n, len(meldlike))).to_json()
+            result["error"] = layout_error("wrong_tile_count", found=n, needed=14 + len(meldlike), kongs=len(meldlike))
 
     flowers = selection.flowers
     for t in flowers:

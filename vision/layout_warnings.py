@@ -1,4 +1,4 @@
-"""The layout's warnings: a stable code, its parameters, and the English text made from them.
+"""The layout's warnings and errors: a stable code, its parameters, and the English text made from them.
 
 A warning is `{"code", "params", "message"}`. `build_hand` answers the messages as `warnings`
 (the strings of the JSON contract) and the records as `warning_details`, in the same order, so a
@@ -8,6 +8,11 @@ WARNING_ZH). An alternative reading carries its `reading` params next to its Eng
 
     reading params: {"win_tile": "B5", "win_apart": true, "melds": [["B5", "B5", "B5"]],
                      "left_out": ["W2"] or null (null: the reading leaves no group out)}
+
+When the tiles cannot make a winning hand, `build_hand`'s `error` is `layout_error(code, ...)`:
+`{"code", "params", "message"}` with a code of LAYOUT_ERROR_CODES (or the scorer's error, as
+`{"code", "message"}`, when a reading with the right count is not a winning hand). The Chinese
+of every code is in vision/messages_zh.py (the annotated photo) and api/static/app.js (the page).
 """
 from __future__ import annotations
 
@@ -72,3 +77,26 @@ WARNING_CODES = tuple(_ENGLISH)
 def warning(code: str, **params) -> dict:
     """A warning record; an unknown code raises KeyError (every code is in WARNING_CODES)."""
     return {"code": code, "params": params, "message": _ENGLISH[code](**params)}
+
+
+def _no_tiles() -> str:
+    return "no tiles found in the photo"
+
+
+def _wrong_tile_count(found: int, needed: int, kongs: int) -> str:
+    with_kongs = f" ({needed} with {kongs} kong{'s' if kongs > 1 else ''})" if kongs else ""
+    if found < needed:
+        return f"{found} tiles found; a winning hand needs 14, plus one for each kong{with_kongs}"
+    return f"{found} tiles found; a winning hand has 14, plus one for each kong{with_kongs}: {found - needed} too many"
+
+
+_ERROR_ENGLISH: dict[str, Callable[..., str]] = {
+    "no_tiles": _no_tiles,  # the detector found nothing
+    "wrong_tile_count": _wrong_tile_count,  # found: tiles of the hand; needed: 14 + kongs (4-tile groups)
+}
+LAYOUT_ERROR_CODES = tuple(_ERROR_ENGLISH)
+
+
+def layout_error(code: str, **params) -> dict:
+    """An error record of the layout (the `error` of build_hand); an unknown code raises KeyError."""
+    return {"code": code, "params": params, "message": _ERROR_ENGLISH[code](**params)}

@@ -67,6 +67,42 @@ const WARNING_ZH = {
   low_confidence: (p) => `这些牌识别把握不大（低于 ${p.threshold}），请核对：` +
     p.tiles.map((x) => `${tileNameZh(x.tile)}（${x.score.toFixed(2)}）`).join("、"),
 };
+// Errors in Chinese, by code: the layout's (vision/layout_warnings.py, LAYOUT_ERROR_CODES, with
+// params), the scorer's (scoring/errors.py ERROR_CODES; no params: the text says what the code
+// means) and the upload's. vision/messages_zh.py has the same texts for the annotated photo.
+const ERROR_ZH = {
+  no_tiles: (p) => "照片里没有找到牌",
+  wrong_tile_count: (p) => {
+    if (p.found === undefined) return "牌数不对：和牌是 14 张，每个杠多一张";
+    const kongs = p.kongs ? `（${p.kongs} 个杠共 ${p.needed} 张）` : "";
+    return p.found < p.needed ? `找到 ${p.found} 张牌；和牌需要 14 张，每个杠多一张${kongs}`
+      : `找到 ${p.found} 张牌；和牌是 14 张，每个杠多一张${kongs}：多了 ${p.found - p.needed} 张`;
+  },
+  invalid_hand: (p) => "手牌的格式不对",
+  bad_notation: (p) => "看不懂这种牌的写法",
+  unknown_tile: (p) => "有不存在的牌",
+  misplaced_flower: (p) => "花牌放错了地方：花牌不算在手牌和副露里，花牌栏里也只能放花牌",
+  too_many_copies: (p) => "同一张牌超过了四张（或同一张花牌出现了两次）",
+  impossible_meld: (p) => "有不能成立的吃、碰或杠",
+  invalid_context: (p) => "和牌条件的取值不对",
+  unknown_context_key: (p) => "这个规则没有这项和牌条件",
+  kong_replacement_without_kong: (p) => "杠上开花不成立：手里没有杠",
+  kong_replacement_on_discard: (p) => "杠上开花必须是自摸",
+  robbing_kong_self_drawn: (p) => "抢杠和是和别人的牌，不能是自摸",
+  robbing_kong_impossible: (p) => "抢杠和不成立：手里还有这张牌",
+  fourth_tile_impossible: (p) => "和绝张不成立：门前手牌里还有这张牌",
+  not_a_winning_hand: (p) => "这手牌没有和：牌组不成和牌型",
+  unknown_ruleset: (p) => "没有这个规则",
+  not_covered: (p) => "这手牌用到的规则我们还没有（工地 1990 只收了一部分）",
+  flowers_not_allowed: (p) => "这个规则没有花牌",
+  not_an_image: (p) => "上传的不是能读的图片（请用 JPEG、PNG、WebP 或 HEIC）",
+  empty: (p) => "图片是空的",
+  truncated: (p) => "图片不完整或已损坏",
+  too_many_pixels: (p) => "图片像素太多",
+  upload_too_large: (p) => "图片文件太大",
+  model_not_found: (p) => "服务器还没有装识别模型",
+  invalid_request: (p) => "请求的内容不对",
+};
 const CONTEXT_FLAGS = ["self_drawn", "last_tile", "kong_replacement", "robbing_kong", "fourth_tile"];
 const WINDS = ["E", "S", "W", "N"];
 
@@ -82,6 +118,7 @@ const state = {
     kong_replacement: false, robbing_kong: false, fourth_tile: false },
   extra: {},         // the chosen rule set's own context fields (its context_fields in GET /rules)
   analysis: null,
+  photoError: null,  // () => text of the photo's error, or null
   scoreSeq: 0,
 };
 
@@ -453,6 +490,7 @@ function applyLanguage() {
   renderRules();
   renderHand();
   renderAnalysis();
+  showError(state.photoError);
   if (state.hand) rescore();
 }
 
@@ -589,9 +627,15 @@ async function rescore() {
   }
 }
 
+// An error answer (or an analysis's `error`) in the page's language: Chinese by its code when
+// the page is in Chinese, else (or for a code the page does not know) the server's English.
 function errorText(body) {
   const err = body && body.error;
-  return err ? `${err.message}` : t("failed");
+  if (!err) return t("failed");
+  if (state.lang === "zh" && ERROR_ZH[err.code]) {
+    try { return ERROR_ZH[err.code](err.params || {}); } catch (e) { /* params not as expected: the English */ }
+  }
+  return `${err.message}`;
 }
 
 function showProgress(text, percent) {
@@ -602,9 +646,12 @@ function showProgress(text, percent) {
   else bar.value = percent;
 }
 
-function showError(text) {
+// The photo's error: `say` makes its text in the page's language (again when the language changes).
+function showError(say) {
+  state.photoError = say;
+  const text = say ? say() : "";
   $("error").hidden = !text;
-  $("error").textContent = text || "";
+  $("error").textContent = text;
 }
 
 // The server reads photos at most this long; a bigger one is shrunk here first, so a 12 MP
@@ -654,12 +701,12 @@ async function uploadPhoto(original) {
     else showProgress(t("analyzing"), null);
   };
   xhr.upload.onload = () => showProgress(t("analyzing"), null);
-  xhr.onerror = () => { showProgress(null); showError(t("network")); };
+  xhr.onerror = () => { showProgress(null); showError(() => t("network")); };
   xhr.onload = () => {
     showProgress(null);
     const body = xhr.response;
     if (xhr.status !== 200) {
-      showError(xhr.status === 503 && body && body.error && body.error.code === "busy" ? t("busy") : errorText(body));
+      showError(() => (xhr.status === 503 && body && body.error && body.error.code === "busy" ? t("busy") : errorText(body)));
       return;
     }
     state.analysis = body;
@@ -668,7 +715,8 @@ async function uploadPhoto(original) {
       loadHand(body.hand);
     } else {
       loadHand({ concealed: (body.tiles || []).map((d) => d.tile).filter((c) => PLAY_TILES.includes(c)) });
-      if (!(body.tiles || []).length) showError(t("no_tiles"));
+      if (body.error) showError(() => errorText(body));
+      else if (!(body.tiles || []).length) showError(() => t("no_tiles"));
     }
     changed();
     $("photo").scrollIntoView({ behavior: "smooth", block: "start" });

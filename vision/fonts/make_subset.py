@@ -6,7 +6,8 @@ Subsets Noto Sans CJK SC Bold (SIL Open Font License 1.1, see OFL.txt; Debian's
 fonts-noto-cjk puts it in /usr/share/fonts/opentype/noto/) to the glyphs the
 annotation draws: printable ASCII, the tile names, the words of the fan panel,
 every fan name of every rule set the scorer knows (scoring.list_rulesets) and
-the characters of any --text files. The subset is renamed (the OFL asks a
+the Chinese warnings and errors (vision/messages_zh.py) and the characters of
+any --text files. The subset is renamed (the OFL asks a
 modified font not to keep the original's name) and written next to this file.
 Needs fonttools (the dev extra).
 """
@@ -19,6 +20,7 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 OUT = HERE / "FanshotCJK-Bold.otf"
 SOURCE = "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"
+MESSAGES = HERE.parent / "messages_zh.py"  # the warnings and errors drawn in Chinese
 FAMILY = "Fanshot CJK Subset"
 
 # Tile names, numerals and the words the annotation draws besides fan names.
@@ -46,7 +48,7 @@ def fan_text() -> str:
 
 
 def characters(text_files: list[str]) -> str:
-    text = "".join(chr(c) for c in range(0x20, 0x7F)) + EXTRA + fan_text()
+    text = "".join(chr(c) for c in range(0x20, 0x7F)) + EXTRA + fan_text() + MESSAGES.read_text(encoding="utf-8")
     for path in text_files:
         text += pathlib.Path(path).read_text(encoding="utf-8")
     return "".join(sorted({c for c in text if c.isprintable()}))

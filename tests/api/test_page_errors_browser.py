@@ -1,0 +1,103 @@
+"""In a real headless Chromium: the page says each error in Chinese by its code when it is in
+Chinese (the server's English otherwise, and for a code it does not know), with the same words
+as the annotated photo (vision.messages_zh) for every warning and error code; a photo with too
+few tiles shows the counts, in Chinese, then in English after the language switch."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import scoring.gongdi  # noqa: F401  (the rule sets' own codes join ERROR_CODES)
+from scoring.errors import ERROR_CODES
+from vision import messages_zh
+from vision.layout_warnings import LAYOUT_ERROR_CODES, WARNING_CODES, layout_error, warning
+
+from browser import launch_chromium, require_chromium, serving
+from synth_hand import SYNTH_PHOTO
+
+require_chromium()
+from playwright import sync_api  # noqa: E402
+
+READING = {"win_tile": "B4", "win_apart": False, "melds": [["W1", "W2", "W3"], ["J1", "J1", "J1"]], "left_out": ["T9"]}
+WARNING_SAMPLES = {
+    "tile_read_two_ways": {"kept": "B5", "kept_score": 0.8, "other": "BACK", "other_score": 0.1},
+    "win_tile_not_apart": {"tile": "B4"},
+    "hidden_kong_tile_unknown": {"total": 12, "tiles": ["W5", "F2"], "min_total": 10, "max_total": 14},
+    "unusual_layout": {"reading": READING},
+    "grouping_ambiguous": {"reading": dict(READING, win_apart=True, left_out=None)},
+    "strays_left_out": {"count": 2, "tiles": ["H1", "BACK"]},
+    "low_confidence": {"threshold": 0.5, "tiles": [{"tile": "F4", "score": 0.07}, {"tile": "T3", "score": 0.4}]},
+}
+ERROR_SAMPLES = [layout_error("no_tiles"), layout_error("wrong_tile_count", found=13, needed=14, kongs=0),
+                 layout_error("wrong_tile_count", found=17, needed=15, kongs=1),
+                 layout_error("wrong_tile_count", found=11, needed=16, kongs=2)]
+ERROR_SAMPLES += [{"code": code, "message": "the scorer's English"} for code in sorted(ERROR_CODES)]
+
+SAY = """([lang, warnings, errors]) => {
+  state.lang = lang;
+  return { warnings: warnings.map(warningText), errors: errors.map((e) => errorText({ error: e })) };
+}"""
+
+
+class Thirteen:
+    """A stand-in detector: 12 tiles in a row and one set apart, one short of a winning hand."""
+
+    def detect(self, rgb):
+        codes = "W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2 B4".split()
+        return [{"tile": c, "box": [100 + 62 * i + 40 * (i == 12), 400, 160 + 62 * i + 40 * (i == 12), 480],
+                 "score": 0.95} for i, c in enumerate(codes)]
+
+
+@pytest.fixture(scope="module")
+def served():
+    from api.app import create_app
+
+    app = create_app()
+    with serving(app) as url, sync_api.sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        page = browser.new_page(locale="zh-CN")
+        page.goto(url + "/")
+        page.wait_for_function("() => window.fanshot && window.fanshot.state")
+        yield app, page
+        browser.close()
+
+
+def test_the_page_and_the_annotated_photo_say_every_code_alike(served):
+    _, page = served
+    assert set(WARNING_SAMPLES) == set(WARNING_CODES), "a new warning code needs a sample here"
+    assert set(LAYOUT_ERROR_CODES) <= {e["code"] for e in ERROR_SAMPLES}
+    warnings = [warning(code, **params) for code, params in WARNING_SAMPLES.items()]
+    shown = page.evaluate(SAY, ["zh", warnings, ERROR_SAMPLES])
+    assert shown["warnings"] == [messages_zh.warning_zh(w) for w in warnings]
+    assert shown["errors"] == [messages_zh.error_zh(e) for e in ERROR_SAMPLES]
+    for text in shown["warnings"] + shown["errors"]:
+        assert re.search(r"[\u4e00-\u9fff]", text) and not re.search(r"undefined|NaN|\[object", text), text
+    assert shown["errors"][1] == "找到 13 张牌；和牌需要 14 张，每个杠多一张"
+
+
+def test_english_and_unknown_codes_show_the_servers_message(served):
+    _, page = served
+    unknown = {"code": "a_newer_error", "params": {}, "message": "a newer server's error"}
+    shown = page.evaluate(SAY, ["en", [], ERROR_SAMPLES[:2] + [unknown]])
+    assert shown["errors"] == [e["message"] for e in ERROR_SAMPLES[:2]] + ["a newer server's error"]
+    shown = page.evaluate(SAY, ["zh", [], [unknown, {"code": "wrong_tile_count", "params": {"found": "x"},
+                                                     "message": "odd params"}]])
+    assert shown["errors"][0] == "a newer server's error"
+    assert "undefined" not in shown["errors"][1]
+
+
+def test_a_photo_with_too_few_tiles_shows_the_counts_in_the_pages_language(served, monkeypatch):
+    app, page = served
+    detector = Thirteen()
+    monkeypatch.setattr(app.state.inference, "detector", lambda: detector)
+    page.evaluate("() => { state.lang = 'zh'; applyLanguage(); }")
+    with page.expect_response("**/api/v1/analyze") as answer:
+        page.set_input_files("#photo-gallery", str(SYNTH_PHOTO))
+    assert answer.value.json()["error"]["params"] == {"found": 13, "needed": 14, "kongs": 0}
+    page.wait_for_selector("#error:not([hidden])")
+    assert page.inner_text("#error") == "找到 13 张牌；和牌需要 14 张，每个杠多一张"
+    page.click("#lang")
+    assert page.inner_text("#error") == "13 tiles found; a winning hand needs 14, plus one for each kong"
+    page.click("#lang")
+    assert page.inner_text("#error").startswith("找到 13 张牌")
