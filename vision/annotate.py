@@ -211,7 +211,7 @@ def _panel(width: int, analysis: dict) -> Image.Image:
     note_lines = [[line for text in texts for line in _wrap(measure, text, font(small), width - 2 * margin)]
                   for texts, _ in notes]
     note_gap = small_h // 3
-    height = (margin + int(title_size * 1.5) + line_h * len(rows)
+    height = (margin + int(title_size * 1.5) + line_h * len(rows) + (note_gap if rows and notes else 0)
               + sum(small_h * len(lines) + note_gap for lines in note_lines) + margin)
     panel = Image.new("RGB", (width, height), PANEL_BACKGROUND)
     draw = ImageDraw.Draw(panel)
@@ -230,6 +230,8 @@ def _panel(width: int, analysis: dict) -> Image.Image:
         draw.text((margin + zh_w + gap, y), en, font=font(size), fill=PANEL_DIM)
         draw.text((width - margin, y), pts, font=font(size), fill=colour, anchor="ra")
         y += line_h
+    if rows and notes:
+        y += note_gap  # the notes apart from the fan table
     for (_, colour), lines in zip(notes, note_lines):
         for line in lines:
             draw.text((margin, y), line, font=font(small), fill=colour)
