@@ -102,7 +102,7 @@ class Inference:
         try:
             analysis = analyze_rgb(rgb, context, rules, detector)
         except scoring.HandError as exc:
-            raise ApiError(422, exc.code, exc.message) from None
+            raise ApiError(422, exc.code, exc.message, params=exc.params) from None
         small, drawn = shrink_for_drawing(rgb, analysis, self.settings.annotated_max_side)
         return Annotated(analysis, encode_jpeg(annotate(small, drawn)))
 

@@ -10,7 +10,7 @@ def score_or_error(hand: dict, rules: str) -> dict:
     try:
         return scoring.score_hand(hand, rules)
     except scoring.HandError as exc:
-        raise ApiError(422, exc.code, exc.message) from None
+        raise ApiError(422, exc.code, exc.message, params=exc.params) from None
 
 
 def check_rules(rules: str) -> None:
@@ -20,4 +20,4 @@ def check_rules(rules: str) -> None:
     try:
         scoring.get_ruleset(rules)
     except scoring.HandError as exc:
-        raise ApiError(422, exc.code, exc.message) from None
+        raise ApiError(422, exc.code, exc.message, params=exc.params) from None

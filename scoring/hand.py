@@ -244,20 +244,24 @@ def _validate_thoroughly(hand, extra_context_keys=frozenset()) -> dict:
     if over:
         c = over[0]
         raise HandError("too_many_copies", f"{counts[c]} copies of {GLYPHS[c]} ({name_en(c)}): "
-                        "a set has only four of each tile")
-    doubled = sorted(c for c, n in Counter(flowers).items() if n > 1)
+                        "a set has only four of each tile", {"tile": c, "count": counts[c]})
+    flower_counts = Counter(flowers)
+    doubled = sorted(c for c, n in flower_counts.items() if n > 1)
     if doubled:
-        raise HandError("too_many_copies", f"the flower {GLYPHS[doubled[0]]} appears twice: each flower exists once")
+        raise HandError("too_many_copies", f"the flower {GLYPHS[doubled[0]]} appears twice: each flower exists once",
+                        {"tile": doubled[0], "count": flower_counts[doubled[0]]})
+    total = len(concealed) + 1 + sum(len(m["tiles"]) for m in melds)
+    kongs = sum(m["kind"] == "kong" for m in melds)
+    counted = {"found": total, "needed": 14 + kongs, "kongs": kongs}  # the params of wrong_tile_count
     if len(melds) > 4:
-        raise HandError("wrong_tile_count", f"{len(melds)} melds: a hand has at most four")
+        raise HandError("wrong_tile_count", f"{len(melds)} melds: a hand has at most four",
+                        dict(counted, melds=len(melds)))
     expected = 13 - 3 * len(melds)
     if len(concealed) != expected:
-        total = len(concealed) + 1 + sum(len(m["tiles"]) for m in melds)
-        kongs = sum(m["kind"] == "kong" for m in melds)
         raise HandError("wrong_tile_count", f"{total} tiles with {kongs} kong{'s' if kongs != 1 else ''}: "
                         f"a winning hand has {14 + kongs} ({expected} concealed plus the winning tile "
                         f"with {len(melds)} meld{'s' if len(melds) != 1 else ''}), "
-                        f"here {len(concealed)} concealed")
+                        f"here {len(concealed)} concealed", counted)
     context = validate_context(hand.get("context"), extra_context_keys)
     return {"concealed": concealed, "melds": melds, "win_tile": win, "flowers": flowers, "context": context}
 

@@ -294,7 +294,8 @@ def _score_level(readings: list[_Reading], context, score: ScoreFn) -> list[_Rea
         except Exception as exc:  # the scorer's HandError: not a winning hand
             if not hasattr(exc, "code"):
                 raise
-            reading.error = {"code": exc.code, "message": getattr(exc, "message", str(exc))}
+            reading.error = {"code": exc.code, "message": getattr(exc, "message", str(exc)),
+                             "params": getattr(exc, "params", None)}
             continue
         valid.append(reading)
     return valid

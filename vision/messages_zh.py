@@ -3,7 +3,8 @@
 The phone page says the same in api/static/app.js (WARNING_ZH, ERROR_ZH); a browser test
 (tests/api/test_page_warnings_browser.py) checks that both give the same text for every code.
 Codes and params: vision.layout_warnings (warnings, the layout's errors) and
-scoring.errors.ERROR_CODES (the scorer's errors, which the layout passes on without params).
+scoring.errors.ERROR_CODES (the scorer's errors, which the layout passes on with their params:
+wrong_tile_count {found, needed, kongs[, melds]}, too_many_copies {tile, count}).
 The characters used here are in the annotation's font subset (vision/fonts/make_subset.py
 reads this file).
 """
@@ -11,19 +12,17 @@ from __future__ import annotations
 
 from typing import Callable
 
-_NUM = "一二三四五六七八九"
-_SUIT = {"W": "萬", "T": "条", "B": "饼"}
-_HONOUR = {"F1": "东", "F2": "南", "F3": "西", "F4": "北", "J1": "中", "J2": "发", "J3": "白",
-           "H1": "春", "H2": "夏", "H3": "秋", "H4": "冬", "H5": "梅", "H6": "兰", "H7": "竹", "H8": "菊"}
+from scoring.tiles import FLOWER_TILES, PLAYING_TILES, name_zh
 
 
 def tile_name(code: str) -> str:
-    """五饼, 东, 春; 牌背 for a face-down tile; the code itself for anything else."""
+    """五万, 东, 春 (the scorer's names: 万 as MCR writes it in mainland China); 牌背 for a
+    face-down tile; the code itself for anything else."""
     if code == "BACK":
         return "牌背"
-    if code[:1] in _SUIT and code[1:].isdigit() and 1 <= int(code[1:]) <= 9:
-        return _NUM[int(code[1:]) - 1] + _SUIT[code[0]]
-    return _HONOUR.get(code, code)
+    if code in PLAYING_TILES or code in FLOWER_TILES:
+        return name_zh(code)
+    return code
 
 
 def _tiles(codes: list[str]) -> str:
@@ -31,10 +30,10 @@ def _tiles(codes: list[str]) -> str:
 
 
 def _meld_name(tiles: list[str]) -> str:
-    """一二三萬, 五五五饼; a meld of honours as its tiles' names."""
+    """一二三万, 五五五饼; a meld of honours as its tiles' names."""
     suits = {c[0] for c in tiles}
-    if len(suits) == 1 and tiles[0][0] in _SUIT:
-        return "".join(tile_name(c)[0] for c in tiles) + _SUIT[tiles[0][0]]
+    if len(suits) == 1 and tiles[0][0] in "WTB":
+        return "".join(tile_name(c)[0] for c in tiles) + tile_name(tiles[0])[1:]
     return "".join(tile_name(c) for c in tiles)
 
 
@@ -69,12 +68,22 @@ WARNING_ZH: dict[str, Callable[[dict], str]] = {
 
 
 def _wrong_tile_count(p: dict) -> str:
-    if "found" not in p:  # the scorer's, which gives no counts
+    if "found" not in p:  # an error without counts (from an older server): what the code means
         return "牌数不对：和牌是 14 张，每个杠多一张"
+    if p.get("melds"):  # the scorer's: more than four melds
+        return f"有 {p['melds']} 个副露：一手牌最多四个"
     kongs = f"（{p['kongs']} 个杠共 {p['needed']} 张）" if p.get("kongs") else ""
     if p["found"] < p["needed"]:
         return f"找到 {p['found']} 张牌；和牌需要 14 张，每个杠多一张{kongs}"
     return f"找到 {p['found']} 张牌；和牌是 14 张，每个杠多一张{kongs}：多了 {p['found'] - p['needed']} 张"
+
+
+def _too_many_copies(p: dict) -> str:
+    if "tile" not in p:  # an error without params: what the code means
+        return "同一张牌超过了四张（或同一张花牌出现了两次）"
+    if p["tile"].startswith("H"):
+        return f"花牌{tile_name(p['tile'])}有 {p['count']} 张：每张花牌只有一张"
+    return f"{tile_name(p['tile'])}有 {p['count']} 张：每种牌只有四张"
 
 
 ERROR_ZH: dict[str, Callable[[dict], str]] = {
@@ -86,7 +95,7 @@ ERROR_ZH: dict[str, Callable[[dict], str]] = {
     "bad_notation": lambda p: "看不懂这种牌的写法",
     "unknown_tile": lambda p: "有不存在的牌",
     "misplaced_flower": lambda p: "花牌放错了地方：花牌不算在手牌和副露里，花牌栏里也只能放花牌",
-    "too_many_copies": lambda p: "同一张牌超过了四张（或同一张花牌出现了两次）",
+    "too_many_copies": _too_many_copies,
     "impossible_meld": lambda p: "有不能成立的吃、碰或杠",
     "invalid_context": lambda p: "和牌条件的取值不对",
     "unknown_context_key": lambda p: "这个规则没有这项和牌条件",

@@ -45,7 +45,7 @@ const NUM_ZH = ["一", "二", "三", "四", "五", "六", "七", "八", "九"];
 const HONOUR_ZH = { F1: "东", F2: "南", F3: "西", F4: "北", J1: "中", J2: "发", J3: "白",
   H1: "春", H2: "夏", H3: "秋", H4: "冬", H5: "梅", H6: "兰", H7: "竹", H8: "菊" };
 const HONOUR_EN = { F1: "E", F2: "S", F3: "W", F4: "N", J1: "C", J2: "F", J3: "P" };
-const SUIT_ZH = { W: "萬", T: "条", B: "饼" };
+const SUIT_ZH = { W: "万", T: "条", B: "饼" };  // 万 as MCR writes it in mainland China
 const SUIT_EN = { W: "m", T: "s", B: "p" };
 const PLAY_TILES = [..."WTB"].flatMap((s) => [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => s + n))
   .concat(["F1", "F2", "F3", "F4", "J1", "J2", "J3"]);
@@ -68,12 +68,13 @@ const WARNING_ZH = {
     p.tiles.map((x) => `${tileNameZh(x.tile)}（${x.score.toFixed(2)}）`).join("、"),
 };
 // Errors in Chinese, by code: the layout's (vision/layout_warnings.py, LAYOUT_ERROR_CODES, with
-// params), the scorer's (scoring/errors.py ERROR_CODES; no params: the text says what the code
-// means) and the upload's. vision/messages_zh.py has the same texts for the annotated photo.
+// params), the scorer's (scoring/errors.py ERROR_CODES: wrong_tile_count and too_many_copies with
+// params; the others, or an error without params, say what the code means) and the upload's. vision/messages_zh.py has the same texts for the annotated photo.
 const ERROR_ZH = {
   no_tiles: (p) => "照片里没有找到牌",
   wrong_tile_count: (p) => {
     if (p.found === undefined) return "牌数不对：和牌是 14 张，每个杠多一张";
+    if (p.melds) return `有 ${p.melds} 个副露：一手牌最多四个`;
     const kongs = p.kongs ? `（${p.kongs} 个杠共 ${p.needed} 张）` : "";
     return p.found < p.needed ? `找到 ${p.found} 张牌；和牌需要 14 张，每个杠多一张${kongs}`
       : `找到 ${p.found} 张牌；和牌是 14 张，每个杠多一张${kongs}：多了 ${p.found - p.needed} 张`;
@@ -82,7 +83,11 @@ const ERROR_ZH = {
   bad_notation: (p) => "看不懂这种牌的写法",
   unknown_tile: (p) => "有不存在的牌",
   misplaced_flower: (p) => "花牌放错了地方：花牌不算在手牌和副露里，花牌栏里也只能放花牌",
-  too_many_copies: (p) => "同一张牌超过了四张（或同一张花牌出现了两次）",
+  too_many_copies: (p) => {
+    if (p.tile === undefined) return "同一张牌超过了四张（或同一张花牌出现了两次）";
+    return p.tile.startsWith("H") ? `花牌${tileNameZh(p.tile)}有 ${p.count} 张：每张花牌只有一张`
+      : `${tileNameZh(p.tile)}有 ${p.count} 张：每种牌只有四张`;
+  },
   impossible_meld: (p) => "有不能成立的吃、碰或杠",
   invalid_context: (p) => "和牌条件的取值不对",
   unknown_context_key: (p) => "这个规则没有这项和牌条件",
@@ -132,7 +137,7 @@ function tileLabel(code) {
   return { face: HONOUR_ZH[code], suit: "", code: HONOUR_EN[code] || code };
 }
 
-// A tile's Chinese name (五饼, 东, 牌背); a meld's tiles under one suit (一二三萬, 五五五饼).
+// A tile's Chinese name (五饼, 东, 牌背); a meld's tiles under one suit (一二三万, 五五五饼).
 function tileNameZh(code) {
   if (code === "BACK") return "牌背";
   const l = tileLabel(code);

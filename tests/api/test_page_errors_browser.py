@@ -33,6 +33,12 @@ ERROR_SAMPLES = [layout_error("no_tiles"), layout_error("wrong_tile_count", foun
                  layout_error("wrong_tile_count", found=17, needed=15, kongs=1),
                  layout_error("wrong_tile_count", found=11, needed=16, kongs=2)]
 ERROR_SAMPLES += [{"code": code, "message": "the scorer's English"} for code in sorted(ERROR_CODES)]
+ERROR_SAMPLES += [  # the scorer's errors with their params (scoring/hand.py)
+    {"code": "wrong_tile_count", "params": {"found": 13, "needed": 14, "kongs": 0}, "message": "13 tiles"},
+    {"code": "wrong_tile_count", "params": {"found": 17, "needed": 14, "kongs": 0, "melds": 5}, "message": "5 melds"},
+    {"code": "too_many_copies", "params": {"tile": "W5", "count": 5}, "message": "5 copies"},
+    {"code": "too_many_copies", "params": {"tile": "H3", "count": 2}, "message": "the flower twice"},
+]
 
 SAY = """([lang, warnings, errors]) => {
   state.lang = lang;
@@ -74,6 +80,8 @@ def test_the_page_and_the_annotated_photo_say_every_code_alike(served):
     for text in shown["warnings"] + shown["errors"]:
         assert re.search(r"[\u4e00-\u9fff]", text) and not re.search(r"undefined|NaN|\[object", text), text
     assert shown["errors"][1] == "找到 13 张牌；和牌需要 14 张，每个杠多一张"
+    assert shown["errors"][-4:] == ["找到 13 张牌；和牌需要 14 张，每个杠多一张", "有 5 个副露：一手牌最多四个",
+                                    "五万有 5 张：每种牌只有四张", "花牌秋有 2 张：每张花牌只有一张"]
 
 
 def test_english_and_unknown_codes_show_the_servers_message(served):
@@ -101,3 +109,22 @@ def test_a_photo_with_too_few_tiles_shows_the_counts_in_the_pages_language(serve
     assert page.inner_text("#error") == "13 tiles found; a winning hand needs 14, plus one for each kong"
     page.click("#lang")
     assert page.inner_text("#error").startswith("找到 13 张牌")
+
+
+def test_a_typed_hand_the_scorer_rejects_shows_its_counts_in_the_pages_language(served):
+    _, page = served
+    page.evaluate("() => { state.lang = 'zh'; applyLanguage(); }")
+    page.evaluate("""() => { loadHand({ concealed: ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "B1", "B1", "B2"],
+                                        win_tile: "B4" }); rescore(); }""")
+    page.wait_for_function("() => !document.body.dataset.scoring && document.querySelector('#score-error').textContent")
+    assert page.inner_text("#score-error") == "找到 13 张牌；和牌需要 14 张，每个杠多一张"
+    page.evaluate("""() => { loadHand({ concealed: ["W5", "W5", "W5", "W5", "W5", "W6", "W7", "B1", "B2", "B3", "T1", "T2", "T3"],
+                                        win_tile: "T4" }); rescore(); }""")
+    page.wait_for_function("() => !document.body.dataset.scoring && "
+                           "document.querySelector('#score-error').textContent.startsWith('五万')")
+    assert page.inner_text("#score-error") == "五万有 5 张：每种牌只有四张"
+    page.click("#lang")
+    page.wait_for_function("() => !document.body.dataset.scoring && "
+                           "document.querySelector('#score-error').textContent.startsWith('5 copies')")
+    assert page.inner_text("#score-error").startswith("5 copies of")
+    page.click("#lang")

@@ -68,14 +68,14 @@ def test_chinese_text_for_every_code(page):
         assert not re.search(r"undefined|NaN|\[object", text), (code, text)
     texts = dict(shown["warnings"])
     assert "五饼（0.80）或六饼（0.10），取五饼" in texts["tile_read_two_ways"]
-    assert "一二三萬" in texts["unusual_layout"] and "中中中" in texts["unusual_layout"]
+    assert "一二三万" in texts["unusual_layout"] and "中中中" in texts["unusual_layout"]
     assert "未计入：九条" in texts["unusual_layout"] and "未计入" not in texts["grouping_ambiguous"]
-    assert "10 到 14" in texts["hidden_kong_tile_unknown"] and "五萬" in texts["hidden_kong_tile_unknown"]
+    assert "10 到 14" in texts["hidden_kong_tile_unknown"] and "五万" in texts["hidden_kong_tile_unknown"]
     assert "九条" not in texts["strays_left_out"] and "一条、牌背" in texts["strays_left_out"]
     assert "北（0.07）、三条（0.40）" in texts["low_confidence"]
     assert shown["warnings"][-1][1] == "a newer server's warning"  # an unknown code: the English
     [alternative] = shown["alternatives"]
-    assert "和牌四饼（未单独放开）；副露：一二三萬、中中中；未计入：九条" in alternative and alternative.endswith("→ 9")
+    assert "和牌四饼（未单独放开）；副露：一二三万、中中中；未计入：九条" in alternative and alternative.endswith("→ 9")
 
 
 def test_english_page_shows_the_server_text(page):

@@ -22,7 +22,11 @@ def error_of(h, rules="mcr"):
     with pytest.raises(HandError) as info:
         score_hand(h, rules)
     err = info.value
-    assert err.to_json() == {"error": {"code": err.code, "message": err.message}}
+    expected = {"code": err.code, "message": err.message}
+    if err.code in ("wrong_tile_count", "too_many_copies"):  # with the counts, for other languages
+        expected["params"] = err.params
+        assert err.params
+    assert err.to_json() == {"error": expected}
     assert err.message and "Traceback" not in err.message
     return err.code
 

@@ -22,7 +22,7 @@ def analysis(**extra) -> dict:
 def test_error_and_warnings_are_drawn_in_chinese_then_english():
     assert A._notes(analysis()) == [
         (["找到 13 张牌；和牌需要 14 张，每个杠多一张", SHORT["message"]], A.ERROR_COLOUR),
-        (["! 这些牌识别把握不大（低于 0.5），请核对：二萬（0.30）", "! " + LOW["message"]], A.PANEL_DIM),
+        (["! 这些牌识别把握不大（低于 0.5），请核对：二万（0.30）", "! " + LOW["message"]], A.PANEL_DIM),
         (["! 离手牌较远的 2 张牌没有计入：一条、牌背", "! " + STRAYS["message"]], A.PANEL_DIM),
     ]
 
@@ -46,7 +46,7 @@ def test_long_notes_wrap_within_the_width_and_are_cut_after_two_lines():
     f = A.font(20)
     width = 300
     english = "the tiles do not lie as a hand usually does; read as: winning tile B4; declared melds: none; left out: T9"
-    chinese = "暗杠的四张牌背面朝上，看不出是哪张牌：按多数可能的牌计 12（当作五萬），可能从 10 到 14；翻开其中两张可以算得准确"
+    chinese = "暗杠的四张牌背面朝上，看不出是哪张牌：按多数可能的牌计 12（当作五万），可能从 10 到 14；翻开其中两张可以算得准确"
     for text in (english, chinese):
         lines = A._wrap(draw, text, f, width)
         assert len(lines) == 2 and lines[-1].endswith("…")

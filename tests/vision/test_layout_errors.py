@@ -39,6 +39,25 @@ def test_too_many_tiles_says_how_many_too_many():
         "找到 17 张牌；和牌是 14 张，每个杠多一张（1 个杠共 15 张）：多了 2 张")
 
 
+def test_the_scorers_error_keeps_its_params():
+    error = read(scene([["W5 W5 W5 W5 W5 W6 W7 B1 B2 B3 T1 T2 T3", "T4"]]))["error"]
+    assert error["code"] == "too_many_copies" and error["params"] == {"tile": "W5", "count": 5}
+    assert error["message"].startswith("5 copies of")
+    assert messages_zh.error_zh(error) == "五万有 5 张：每种牌只有四张"
+
+
+def test_chinese_texts_of_the_scorers_counts():
+    say = messages_zh.error_zh
+    assert say({"code": "wrong_tile_count", "params": {"found": 13, "needed": 14, "kongs": 0}}) == (
+        "找到 13 张牌；和牌需要 14 张，每个杠多一张")
+    assert say({"code": "wrong_tile_count", "params": {"found": 17, "needed": 14, "kongs": 0, "melds": 5}}) == (
+        "有 5 个副露：一手牌最多四个")
+    assert say({"code": "too_many_copies", "params": {"tile": "H3", "count": 2}}) == "花牌秋有 2 张：每张花牌只有一张"
+    assert say({"code": "too_many_copies", "params": {"tile": "J2", "count": 6}}) == "发有 6 张：每种牌只有四张"
+    assert say({"code": "too_many_copies"}) == "同一张牌超过了四张（或同一张花牌出现了两次）"
+    assert say({"code": "too_many_copies", "params": {"tile": 5}}) is None  # params not as expected
+
+
 def test_no_tiles_is_a_code_with_empty_params():
     assert read([])["error"] == {"code": "no_tiles", "params": {}, "message": "no tiles found in the photo"}
 
@@ -59,11 +78,11 @@ def test_every_warning_and_error_code_has_a_chinese_text():
 def test_chinese_texts_use_the_params():
     assert messages_zh.error_zh(layout_error("wrong_tile_count", found=13, needed=14, kongs=0)) == (
         "找到 13 张牌；和牌需要 14 张，每个杠多一张")
-    # the scorer's wrong_tile_count has no counts: the text says what the code means
+    # an error without counts (an older server's): the text says what the code means
     assert messages_zh.error_zh({"code": "wrong_tile_count", "message": "..."}) == "牌数不对：和牌是 14 张，每个杠多一张"
     reading = {"win_tile": "B4", "win_apart": False, "melds": [["W1", "W2", "W3"], ["J1", "J1", "J1"]], "left_out": ["T9"]}
     assert messages_zh.warning_zh({"code": "unusual_layout", "params": {"reading": reading}}) == (
-        "牌的摆法不像一般的一手牌，读作：和牌四饼（未单独放开）；副露：一二三萬、中中中；未计入：九条")
+        "牌的摆法不像一般的一手牌，读作：和牌四饼（未单独放开）；副露：一二三万、中中中；未计入：九条")
     assert messages_zh.warning_zh({"code": "low_confidence", "params": {
         "threshold": 0.5, "tiles": [{"tile": "BACK", "score": 0.07}]}}) == "这些牌识别把握不大（低于 0.5），请核对：牌背（0.07）"
 

@@ -25,7 +25,7 @@ FAMILY = "Fanshot CJK Subset"
 
 # Tile names, numerals and the words the annotation draws besides fan names.
 EXTRA = (
-    "一二三四五六七八九十万萬条索饼筒东南西北中发發白春夏秋冬梅兰竹菊背"
+    "一二三四五六七八九十万条索饼筒东南西北中发發白春夏秋冬梅兰竹菊背"
     "番分合计总共和牌自摸点炮未成低信度张杠碰吃暗明花风圈门胡"
     "×·—–、，。：；（）【】《》“”‘’！？…～+-−×÷=≥≤°"
 )
