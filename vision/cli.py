@@ -84,6 +84,8 @@ def register(subparsers) -> None:
     export.add_argument("--conf", type=float, default=0.25, help="the finder's score threshold")
     export.add_argument("--tta", default="none", choices=["none", "rot180", "rot180+mirror"],
                         help="the classifier averages over these flipped views of each crop")
+    export.add_argument("--mirror-view", action="store_true",
+                        help="the finder looks at the mirror image too and merges the two views")
     export.set_defaults(func=_train_export)
 
 
@@ -218,5 +220,6 @@ def _train_export(args) -> int:
     from vision.train_export import export_model
 
     provenance = json.loads(Path(args.provenance).read_text()) if args.provenance else {}
-    print(export_model(args.finder, args.classifier, args.out, args.imgsz, provenance, conf=args.conf, tta=args.tta))
+    print(export_model(args.finder, args.classifier, args.out, args.imgsz, provenance, conf=args.conf, tta=args.tta,
+                       mirror_view=args.mirror_view))
     return 0

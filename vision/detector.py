@@ -123,6 +123,46 @@ def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray, overlap: float = 
     return np.asarray(kept, np.int64)
 
 
+def fuse_views(
+    boxes_a: np.ndarray, scores_a: np.ndarray, boxes_b: np.ndarray, scores_b: np.ndarray,
+    conf: float, iou: float = 0.55,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Merge the finder's boxes from two views of one image (the photo and its mirror image,
+    boxes already mapped back). Best score first, a box takes the best-overlapping unclaimed box
+    of the other view (IoU >= `iou`); the pair becomes one box (score-weighted mean) whose score
+    is the mean of the two views' scores, a box seen in one view only keeps half its score.
+    Returns the merged boxes and scores at or above `conf`."""
+    boxes = np.concatenate([np.asarray(boxes_a, np.float32).reshape(-1, 4), np.asarray(boxes_b, np.float32).reshape(-1, 4)])
+    scores = np.concatenate([np.asarray(scores_a, np.float32), np.asarray(scores_b, np.float32)])
+    view = np.r_[np.zeros(len(scores_a), bool), np.ones(len(scores_b), bool)]
+    x1 = np.maximum(boxes[:, None, 0], boxes[None, :, 0])
+    y1 = np.maximum(boxes[:, None, 1], boxes[None, :, 1])
+    x2 = np.minimum(boxes[:, None, 2], boxes[None, :, 2])
+    y2 = np.minimum(boxes[:, None, 3], boxes[None, :, 3])
+    inter = (x2 - x1).clip(0) * (y2 - y1).clip(0)
+    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    overlap = inter / np.maximum(area[:, None] + area[None, :] - inter, 1e-9)
+    used = np.zeros(len(scores), bool)
+    merged_boxes, merged_scores = [], []
+    for i in np.argsort(-scores, kind="stable"):
+        if used[i]:
+            continue
+        used[i] = True
+        partners = np.flatnonzero(~used & (view != view[i]) & (overlap[i] >= iou))
+        members = [i]
+        if len(partners):
+            j = partners[np.argmax(overlap[i, partners])]
+            used[j] = True
+            members.append(j)
+        weights = scores[members]
+        merged_boxes.append((boxes[members] * weights[:, None]).sum(0) / weights.sum())
+        merged_scores.append(weights.sum() / 2)
+    merged_boxes = np.asarray(merged_boxes, np.float32).reshape(-1, 4)
+    merged_scores = np.asarray(merged_scores, np.float32)
+    keep = merged_scores >= conf
+    return merged_boxes[keep], merged_scores[keep]
+
+
 def zoom_region(boxes: np.ndarray, width: int, height: int, margin: float) -> tuple[int, int, int, int]:
     """The region (x1, y1, x2, y2) around all `boxes`, grown by `margin` pixels, inside the image."""
     x1 = int(max(0, np.floor(boxes[:, 0].min() - margin)))
@@ -175,6 +215,7 @@ class Detector:
         self.finder_conf = float(finder.get("conf", 0.25))
         self.finder_iou = float(finder.get("iou", 0.5))
         self.zoom_below = float(finder.get("zoom_below", 0))
+        self.finder_mirror = bool(finder.get("mirror_view", False))
         self.crop_w, self.crop_h = (int(v) for v in classifier["input_wh"])
         self.crop_pad = float(classifier.get("pad", 0.0))
         self.threads = max(1, int(threads))
@@ -183,16 +224,27 @@ class Detector:
         self._finder_input = self._finder.get_inputs()[0].name
         self._classifier_input = self._classifier.get_inputs()[0].name
 
-    def _find(self, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    def _find_once(self, rgb: np.ndarray, conf: float) -> tuple[np.ndarray, np.ndarray, float]:
         """One finder pass: boxes (xyxy in pixels of `rgb`), scores, and the letterbox scale."""
         canvas, scale, (pad_x, pad_y) = letterbox(rgb, self.finder_size)
         blob = canvas.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
         output = self._finder.run(None, {self._finder_input: blob})[0][0]
-        boxes, scores, _ = decode_yolo(output, self.finder_conf, self.finder_iou)
+        boxes, scores, _ = decode_yolo(output, conf, self.finder_iou)
         boxes = (boxes - np.array([pad_x, pad_y, pad_x, pad_y], np.float32)) / scale
         height, width = rgb.shape[:2]
         boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, width)
         boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, height)
+        return boxes, scores, scale
+
+    def _find(self, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """The finder on `rgb`, and when the model asks for it (`finder.mirror_view`) on its mirror
+        image too, the two views merged by `fuse_views` (each view kept down to half the threshold)."""
+        if not self.finder_mirror:
+            return self._find_once(rgb, self.finder_conf)
+        boxes, scores, scale = self._find_once(rgb, self.finder_conf / 2)
+        mirrored, mirrored_scores, _ = self._find_once(np.ascontiguousarray(rgb[:, ::-1]), self.finder_conf / 2)
+        mirrored[:, [0, 2]] = rgb.shape[1] - mirrored[:, [2, 0]]
+        boxes, scores = fuse_views(boxes, scores, mirrored, mirrored_scores, self.finder_conf)
         return boxes, scores, scale
 
     def find_tiles(self, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

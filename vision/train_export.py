@@ -23,6 +23,7 @@ def export_model(
     iou: float = 0.5,
     zoom_below: float = 28,
     tta: str = "none",
+    mirror_view: bool = False,
 ) -> Path:
     """Write OUT/finder.onnx, OUT/classifier.onnx and OUT/model.json; returns model.json's path."""
     out = Path(out)
@@ -35,6 +36,7 @@ def export_model(
         "finder": {
             "file": FINDER_FILE, "imgsz": imgsz, "conf": conf, "iou": iou, "classes": ["tile"],
             "zoom_below": zoom_below,  # tiles smaller than this (finder pixels): look again, zoomed
+            "mirror_view": mirror_view,  # look at the mirror image too and merge (vision.detector.fuse_views)
         },
         "classifier": {"file": CLASSIFIER_FILE, "input_wh": list(INPUT_WH), "pad": PAD, "averaged_views": tta},
         **(provenance or {}),
