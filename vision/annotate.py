@@ -18,9 +18,12 @@ from __future__ import annotations
 import functools
 import io
 import pathlib
+import re
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
+
+from scoring.tiles import GLYPH_TO_CODE
 
 FONT_PATH = pathlib.Path(__file__).resolve().parent / "fonts" / "FanshotCJK-Bold.otf"
 
@@ -126,6 +129,15 @@ def _draw_tiles(image: Image.Image, analysis: dict) -> None:
             last_label_end[band] = x1 + w
 
 
+_GLYPH_RUN = re.compile("[" + "".join(GLYPH_TO_CODE) + "]+")
+
+
+def plain_tiles(text: str) -> str:
+    """`text` with the Unicode mahjong glyphs the scorer's messages use (🀙🀚🀛) written as tile
+    codes (B1 B2 B3): the annotation font has no glyphs for them."""
+    return _GLYPH_RUN.sub(lambda run: " ".join(GLYPH_TO_CODE[g] for g in run.group()), text)
+
+
 def _notes(analysis: dict) -> list[tuple[list[str], tuple]]:
     """The error and the warnings to draw: ([Chinese, English] or [English], colour) each."""
     from vision.messages_zh import error_zh, warning_zh
@@ -134,13 +146,14 @@ def _notes(analysis: dict) -> list[tuple[list[str], tuple]]:
     error = analysis.get("error")
     if error:
         zh = error_zh(error)
-        notes.append(([zh, error.get("message", "")] if zh else [error.get("message", "")], ERROR_COLOUR))
+        english = plain_tiles(error.get("message", ""))
+        notes.append(([zh, english] if zh else [english], ERROR_COLOUR))
     details = analysis.get("warning_details")
     if details is None:  # an analysis from before the codes: the English texts only
         details = [{"message": text} for text in analysis.get("warnings") or []]
     for detail in details[:MAX_WARNINGS]:
         zh = warning_zh(detail)
-        english = "! " + detail.get("message", "")
+        english = "! " + plain_tiles(detail.get("message", ""))
         notes.append((["! " + zh, english] if zh else [english], PANEL_DIM))
     return notes
 

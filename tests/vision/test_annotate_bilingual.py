@@ -71,3 +71,15 @@ def test_bilingual_notes_fit_and_stay_readable_at_640_px_and_12_mp():
         assert both.shape[0] - one.shape[0] >= 3 * max(A.MIN_TEXT, width / 50)
         panel = both[rgb.shape[0]:]
         assert (panel == A.ERROR_COLOUR).all(axis=2).any()
+
+
+def test_scorer_glyphs_are_written_as_tile_codes_the_font_can_draw():
+    from fontTools.ttLib import TTFont
+
+    from scoring.tiles import glyphs
+    from vision.annotate import FONT_PATH, plain_tiles
+
+    text = plain_tiles(f"melds: {glyphs(['B1', 'B2', 'B3'])} is not a pung; {glyphs(['J1'])} too")
+    assert text == "melds: B1 B2 B3 is not a pung; J1 too"
+    cmap = TTFont(str(FONT_PATH))["cmap"].getBestCmap()
+    assert all(ord(ch) in cmap or ch == " " for ch in text)
