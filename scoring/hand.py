@@ -248,7 +248,8 @@ def _validate_thoroughly(hand, extra_context_keys=frozenset()) -> dict:
     flower_counts = Counter(flowers)
     doubled = sorted(c for c, n in flower_counts.items() if n > 1)
     if doubled:
-        raise HandError("too_many_copies", f"the flower {GLYPHS[doubled[0]]} appears twice: each flower exists once",
+        raise HandError("too_many_copies", f"the flower {GLYPHS[doubled[0]]} appears {flower_counts[doubled[0]]} times: "
+                        "each flower exists once",
                         {"tile": doubled[0], "count": flower_counts[doubled[0]]})
     total = len(concealed) + 1 + sum(len(m["tiles"]) for m in melds)
     kongs = sum(m["kind"] == "kong" for m in melds)

@@ -51,3 +51,12 @@ def test_a_flower_twice_names_the_flower():
 def test_other_errors_still_have_no_params():
     err = error_of("123m 456m 789m 123p 5p 6p")
     assert err.code == "not_a_winning_hand" and err.params is None
+
+
+def test_a_flower_three_times_says_three_times():
+    hand = scoring.parse_hand("123m 456m 789m 123p 55p")
+    hand["flowers"] = ["H3", "H3", "H3"]
+    with pytest.raises(HandError) as caught:
+        scoring.score_hand(hand)
+    assert caught.value.params == {"tile": "H3", "count": 3}
+    assert "appears 3 times" in caught.value.message
