@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASSES
+from vision.evaluate import iou_matrix
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 MODEL_JSON = "model.json"
@@ -135,13 +136,7 @@ def fuse_views(
     boxes = np.concatenate([np.asarray(boxes_a, np.float32).reshape(-1, 4), np.asarray(boxes_b, np.float32).reshape(-1, 4)])
     scores = np.concatenate([np.asarray(scores_a, np.float32), np.asarray(scores_b, np.float32)])
     view = np.r_[np.zeros(len(scores_a), bool), np.ones(len(scores_b), bool)]
-    x1 = np.maximum(boxes[:, None, 0], boxes[None, :, 0])
-    y1 = np.maximum(boxes[:, None, 1], boxes[None, :, 1])
-    x2 = np.minimum(boxes[:, None, 2], boxes[None, :, 2])
-    y2 = np.minimum(boxes[:, None, 3], boxes[None, :, 3])
-    inter = (x2 - x1).clip(0) * (y2 - y1).clip(0)
-    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    overlap = inter / np.maximum(area[:, None] + area[None, :] - inter, 1e-9)
+    overlap = iou_matrix(boxes, boxes)
     used = np.zeros(len(scores), bool)
     merged_boxes, merged_scores = [], []
     for i in np.argsort(-scores, kind="stable"):

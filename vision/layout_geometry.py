@@ -218,11 +218,10 @@ def tile_units(tiles: list[Tile]) -> tuple[float, float]:
     return _median([t.along for t in upright]), _median([t.across for t in upright])
 
 
-def rows(tiles: list[Tile], width: float) -> list[list[Tile]]:
-    """Rows: chains of tiles side by side along the row direction at the same height
-    across it (two rows seen at a low angle overlap in the photo, so a row is followed
-    tile to tile rather than cut at a fixed height)."""
-    parent = list(range(len(tiles)))
+def _clusters(items: list, linked) -> list[list]:
+    """The items joined by `linked(a, b)`, transitively (union-find), each cluster in the items'
+    order, clusters in the order of their first item's root."""
+    parent = list(range(len(items)))
 
     def find(i):
         while parent[i] != i:
@@ -230,15 +229,24 @@ def rows(tiles: list[Tile], width: float) -> list[list[Tile]]:
             i = parent[i]
         return i
 
-    for i, j in itertools.combinations(range(len(tiles)), 2):
-        a, b = tiles[i], tiles[j]
-        along = abs(a.u - b.u) - (a.along + b.along) / 2
-        if along <= ROW_LINK_ALONG * width and abs(a.v - b.v) <= ROW_LINK_ACROSS * (a.across + b.across) / 2:
+    for i, j in itertools.combinations(range(len(items)), 2):
+        if linked(items[i], items[j]):
             parent[find(i)] = find(j)
-    rows: dict[int, list[Tile]] = {}
-    for i, t in enumerate(tiles):
-        rows.setdefault(find(i), []).append(t)
-    ordered = sorted(rows.values(), key=lambda r: _median([t.v for t in r]))
+    clusters: dict[int, list] = {}
+    for i, item in enumerate(items):
+        clusters.setdefault(find(i), []).append(item)
+    return list(clusters.values())
+
+
+def rows(tiles: list[Tile], width: float) -> list[list[Tile]]:
+    """Rows: chains of tiles side by side along the row direction at the same height
+    across it (two rows seen at a low angle overlap in the photo, so a row is followed
+    tile to tile rather than cut at a fixed height)."""
+    def side_by_side(a: Tile, b: Tile) -> bool:
+        along = abs(a.u - b.u) - (a.along + b.along) / 2
+        return along <= ROW_LINK_ALONG * width and abs(a.v - b.v) <= ROW_LINK_ACROSS * (a.across + b.across) / 2
+
+    ordered = sorted(_clusters(tiles, side_by_side), key=lambda r: _median([t.v for t in r]))
     return [sorted(r, key=lambda t: t.u) for r in ordered]
 
 
@@ -312,21 +320,8 @@ def _linked(a: Group, b: Group, width: float) -> bool:
 
 
 def components(groups: list[Group], width: float) -> list[list[Group]]:
-    parent = list(range(len(groups)))
-
-    def find(i):
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for i, j in itertools.combinations(range(len(groups)), 2):
-        if _linked(groups[i], groups[j], width):
-            parent[find(i)] = find(j)
-    comps: dict[int, list[Group]] = {}
-    for i, g in enumerate(groups):
-        comps.setdefault(find(i), []).append(g)
-    return sorted(comps.values(), key=lambda c: (-sum(len(g.tiles) for g in c), -len(c)))
+    comps = _clusters(groups, lambda a, b: _linked(a, b, width))
+    return sorted(comps, key=lambda c: (-sum(len(g.tiles) for g in c), -len(c)))
 
 
 @dataclass
