@@ -23,6 +23,7 @@ from typing import Protocol
 import numpy as np
 
 from vision.layout import build_hand
+from vision.one_set import assign_one_set
 
 RESULT_KEYS = ("tiles", "hand", "score", "warnings", "warning_details", "alternatives")
 
@@ -40,6 +41,12 @@ def normalize_context(context: dict | None, rules: str = "mcr") -> dict:
     return validate_context(context, get_ruleset(rules).context_keys)
 
 
+def detect_hand(detector: Detector, rgb: np.ndarray) -> list[dict]:
+    """The detector's tiles of a photo of one player's hand, read as one tile set can hold
+    them (vision.one_set: at most four of a tile, one of each flower)."""
+    return assign_one_set(detector.detect(rgb))
+
+
 def analyze_rgb(
     rgb: np.ndarray, context: dict | None = None, rules: str = "mcr", detector: Detector | None = None
 ) -> dict:
@@ -49,7 +56,7 @@ def analyze_rgb(
         from vision.detector import get_detector
 
         detector = get_detector()
-    detections = detector.detect(rgb)
+    detections = detect_hand(detector, rgb)
     height, width = rgb.shape[:2]
     return analyze_detections(detections, (width, height), context, rules)
 

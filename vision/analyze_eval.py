@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from vision.analyze import analyze_detections
+from vision.analyze import analyze_detections, detect_hand
 
 FRESH_SEEDS = 900000  # datasets.synth.generate.RESERVED_SEEDS: never used for training
 MATCH_IOU = 0.5
@@ -89,7 +89,7 @@ def evaluate(
         }
         if detector is not None:
             t0 = time.perf_counter()
-            detections = detector.detect(example["image"])
+            detections = detect_hand(detector, example["image"])
             detect_seconds += time.perf_counter() - t0
             analysis = analyze_detections(detections, size, context, rules)
             row["photo_total"] = _total(analysis)

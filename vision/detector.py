@@ -31,6 +31,7 @@ DEFAULT_THREADS = 2  # onnxruntime threads per detection (a command detecting on
 # (the layout's duplicate threshold too) ...
 DUPLICATE_OVERLAP = 0.7
 DUPLICATE_SIZE_RATIO = 0.5  # ... and the smaller box has more than this share of the larger one's area
+CANDIDATES = 4  # classes listed per detection (its own first), for vision.one_set
 
 
 class ModelNotFoundError(RuntimeError):
@@ -270,8 +271,17 @@ class Detector:
         blob = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
         return _softmax(self._classifier.run(None, {self._classifier_input: blob})[0])
 
+    def _candidates(self, probs: np.ndarray, best: int, find_score: float) -> list[list]:
+        """The CANDIDATES best classes of one box as [tile, finder score x probability], best first;
+        the first is always the detection's own class (`best`, the argmax)."""
+        others = [int(c) for c in np.argsort(-probs, kind="stable") if c != best][: CANDIDATES - 1]
+        return [[self.classes[c], round(float(find_score * probs[c]), 4)] for c in [int(best), *others]]
+
     def detect(self, rgb: np.ndarray) -> list[dict]:
-        """Tiles in `rgb` (H, W, 3 uint8 RGB): [{"tile", "box": [x1, y1, x2, y2], "score"}], left to right."""
+        """Tiles in `rgb` (H, W, 3 uint8 RGB), left to right:
+        [{"tile", "box": [x1, y1, x2, y2], "score", "candidates": [[tile, score], ...]}];
+        `candidates` are the CANDIDATES best classes by score (finder score x class probability,
+        as `score`), best first, the first being `tile` and `score` (vision.one_set uses them)."""
         if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
             raise ValueError("detect() expects an RGB uint8 array of shape (H, W, 3)")
         boxes, find_scores = self.find_tiles(rgb)
@@ -285,6 +295,7 @@ class Detector:
                     "tile": self.classes[int(class_ids[i])],
                     "box": [round(float(v), 1) for v in boxes[i]],
                     "score": round(float(scores[i]), 4),
+                    "candidates": self._candidates(probs[i], class_ids[i], find_scores[i]),
                 }
             )
         detections.sort(key=lambda d: (d["box"][0], d["box"][1]))
@@ -310,18 +321,26 @@ def get_detector(model_dir: str | Path | None = None, threads: int = DEFAULT_THR
 DETECT_MAX_SIDE = 1000
 
 
-def detect_photo(detector, data: bytes, *, max_side: int = DETECT_MAX_SIDE, max_pixels: int | None = None) -> dict:
+def detect_photo(
+    detector, data: bytes, *, max_side: int = DETECT_MAX_SIDE, max_pixels: int | None = None, one_set: bool = False
+) -> dict:
     """Detections for one photo's bytes, boxes in pixels of the image as stored (EXIF
-    orientation applied): `{"width", "height", "detections"}`. The photo is detected on a
-    copy at most `max_side` long; raises vision.decode.ImageError for bad bytes."""
+    orientation applied): `{"width", "height", "detections": [{"tile", "box", "score"}]}`.
+    The photo is detected on a copy at most `max_side` long; with `one_set` the readings are
+    those one tile set can hold (vision.one_set). Raises vision.decode.ImageError for bad bytes."""
     from vision.decode import DEFAULT_MAX_PIXELS, decode_image, probe_image
 
     limit = DEFAULT_MAX_PIXELS if max_pixels is None else max_pixels
     width, height = probe_image(data, max_pixels=limit)
     rgb = decode_image(data, max_pixels=limit, max_side=max_side)
     sx, sy = width / rgb.shape[1], height / rgb.shape[0]
+    found = detector.detect(rgb)
+    if one_set:
+        from vision.one_set import assign_one_set
+
+        found = assign_one_set(found)
     detections = []
-    for d in detector.detect(rgb):
+    for d in found:
         x1, y1, x2, y2 = d["box"]
         box = [round(x1 * sx, 1), round(y1 * sy, 1), round(x2 * sx, 1), round(y2 * sy, 1)]
         detections.append({"tile": d["tile"], "box": box, "score": float(d["score"])})

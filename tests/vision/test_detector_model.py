@@ -65,3 +65,19 @@ def test_the_shipped_model_reads_each_test_photo_exactly(detector, case):
     found = detect_photo(detector, (DATA / truth["image"]).read_bytes())["detections"]
     got, want = Counter(d["tile"] for d in found), Counter(truth["tiles"])
     assert got == want, f"missing {dict(want - got)}, extra {dict(got - want)}"
+
+
+def test_each_detection_lists_its_best_candidates_starting_with_its_own_reading(detector):
+    from vision.detector import CANDIDATES
+
+    detections = detector.detect(_image(CASES[0]))
+    assert detections
+    for d in detections:
+        candidates = d["candidates"]
+        assert len(candidates) == CANDIDATES
+        assert candidates[0] == [d["tile"], d["score"]]
+        scores = [score for _, score in candidates]
+        assert scores == sorted(scores, reverse=True)
+        tiles = [tile for tile, _ in candidates]
+        assert len(set(tiles)) == len(tiles) and set(tiles) <= set(detector.classes)
+        assert all(score == round(score, 4) for score in scores)
