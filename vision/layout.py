@@ -118,12 +118,20 @@ def _cuts(group: Group) -> list[tuple[list[Group], int]]:
     too close look like one group), each with how many cuts it takes."""
     out: list[tuple[list[Group], int]] = [([group], 0)]
     tiles, n = group.tiles, len(group.tiles)
-    if n < 6 and not (n >= 4 and any(t.sideways for t in tiles)):
+    # A meld laid beside a concealed tile or the winning tile shows as a longer group;
+    # four or five tiles are one meld and more only when a tile says so (turned or face down).
+    marked = n >= 4 and any(t.sideways or t.is_back for t in tiles)
+    if n < 6 and not marked:
         return out
-    if _meld(group) is not None:
+    meld = _meld(group)
+    if meld is not None and not (meld["kind"] == "kong" and meld["exposed"]):
         return out
+    # A kong as it lies is the plain reading; its pung and the tile beside it (the winning
+    # tile laid close) costs at least one guess.
+    least = 1 if meld is not None else 0
     sizes = [()] + [c for k in (1, 2, 3) for c in itertools.product((3, 4), repeat=k)]
-    seen = set()
+    cheapest: dict[tuple, int] = {}
+    ways: dict[tuple, list[Group]] = {}
     for left in sizes:
         for right in sizes:
             if not left and not right or len(left) + len(right) > 4 or sum(left) + sum(right) > n:
@@ -142,19 +150,20 @@ def _cuts(group: Group) -> list[tuple[list[Group], int]]:
                 continue
             if j > middle_start:
                 pieces.append(Group(tiles[middle_start:j], group.row))
-            key = tuple(tuple(t.index for t in p.tiles) for p in sorted(pieces, key=lambda p: p.start))
-            if key in seen or len(pieces) < 2:
+            if len(pieces) < 2:
                 continue
-            seen.add(key)
+            key = tuple(tuple(t.index for t in p.tiles) for p in sorted(pieces, key=lambda p: p.start))
             chunks = pieces[: len(left) + len(right)]
-            out.append((pieces, sum(0 if _marked(p) else CUT_COST for p in chunks)))
-    return out
+            cost = max(least, sum(0 if _marked(p) else CUT_COST for p in chunks))
+            if cost < cheapest.get(key, cost + 1):  # one cut found two ways (from either end): the cheaper
+                cheapest[key], ways[key] = cost, pieces
+    return out + [(ways[key], cost) for key, cost in cheapest.items()]
 
 
 def _merges(groups: list[Group], width: float) -> list[tuple[list[Group], int]]:
     """The groups as they lie, and with neighbouring small groups of a row joined where
     together they make a meld (tiles of one meld laid a little apart), or a single tile
-    joined with the two nearest tiles of the next group, one change a reading."""
+    joined with the nearest tiles of the next group, one change a reading."""
     out: list[tuple[list[Group], int]] = [(groups, 0)]
     by_row: dict[int, list[Group]] = {}
     for g in groups:
@@ -172,28 +181,38 @@ def _merges(groups: list[Group], width: float) -> list[tuple[list[Group], int]]:
                 joined = Group([t for g in run for t in g.tiles], run[0].row)
                 if _meld(joined) is not None:
                     out.append(([g for g in groups if g not in run] + [joined], 1))
-        # A single tile beside a longer group may be the first or last tile of its meld.
+        # A single tile beside a longer group may be the first or last tile of its meld
+        # (of a pung or chow with the two nearest tiles, of a kong with the three nearest).
+        # A single tile lying sideways there is the meld's claimed tile (a turned tile takes
+        # more room, so it often lies a little apart): joining it is no guess.
         for a, b in zip(row, row[1:]):
             if geometry.gaps(a, b, width)[0] > 1.0:
                 continue
-            if len(a.tiles) == 1 and len(b.tiles) >= 3:
-                joined, rest = Group(a.tiles + b.tiles[:2], a.row), Group(b.tiles[2:], b.row)
-            elif len(b.tiles) == 1 and len(a.tiles) >= 3:
-                joined, rest = Group(a.tiles[-2:] + b.tiles, a.row), Group(a.tiles[:-2], a.row)
-            else:
-                continue
-            if _meld(joined) is not None:
-                out.append(([g for g in groups if g is not a and g is not b] + [joined, rest], 1))
+            for take in (2, 3):
+                if len(a.tiles) == 1 and len(b.tiles) >= 3:
+                    single, joined, rest = a.tiles[0], Group(a.tiles + b.tiles[:take], a.row), Group(b.tiles[take:], b.row)
+                elif len(b.tiles) == 1 and len(a.tiles) >= 3:
+                    single, joined, rest = b.tiles[0], Group(a.tiles[-take:] + b.tiles, a.row), Group(a.tiles[:-take], a.row)
+                else:
+                    continue
+                if _meld(joined) is not None:
+                    pieces = [joined, rest] if rest.tiles else [joined]
+                    out.append(([g for g in groups if g is not a and g is not b] + pieces, 0 if single.sideways else 1))
     return out
 
 
-def _reading_order(tiles: list[Tile]) -> list[Tile]:
+def _reading_order(tiles: list[Tile], melds: list[Group] = ()) -> list[Tile]:
     """The concealed tiles in the order the player laid them: players sort their hand
-    up from 1; when the photo shows the runs going down, it is upside down."""
-    up = down = 0
+    up from 1 (winds East to North, dragons red, green, white) and lay a chow in order;
+    when the photo shows them going down, it is upside down (or turned the other way)."""
     inner = tiles[1:-1]  # either end may be the winning tile, out of order
-    for a, b in zip(inner, inner[1:]):
-        if a.code[0] == b.code[0] and a.code[0] in "WTB":
+    pairs = list(zip(inner, inner[1:]))
+    for g in melds:
+        if _meld(g)["kind"] == "chow":
+            pairs += list(zip(g.tiles, g.tiles[1:]))
+    up = down = 0
+    for a, b in pairs:
+        if a.code[0] == b.code[0] and a.code[0] in "WTBFJ":
             up += int(b.code[1]) > int(a.code[1])
             down += int(b.code[1]) < int(a.code[1])
     return tiles[::-1] if down > up else tiles
@@ -236,7 +255,7 @@ def _readings_of(selection: Selection, groups: list[Group], base_penalty: int) -
                 pieces -= 1
             else:
                 seen: set[str] = set()
-                ordered = _reading_order([t for g in sorted(rest, key=lambda g: (g.row, g.start)) for t in g.tiles])
+                ordered = _reading_order([t for g in sorted(rest, key=lambda g: (g.row, g.start)) for t in g.tiles], melds)
                 for k, t in enumerate(reversed(ordered)):
                     if t.code not in seen:
                         seen.add(t.code)
@@ -347,13 +366,15 @@ def build_hand(
     groups = geometry.groups(geometry.rows(tiles, width), width)
 
     # Face-down tiles that are not part of four tiles in a row showing a concealed kong
-    # (a wall, a stray) are not part of the hand.
+    # (a wall, a stray) are not part of the hand. A kong shows at most four backs side by
+    # side: a longer run of backs is the wall.
     kept: set[int] = set()
     for g in groups:
         for i in range(len(g.tiles) - 3):
             window = g.tiles[i : i + 4]
             if any(t.is_back for t in window) and _meld(Group(window, g.row)) is not None:
                 kept.update(t.index for t in window)
+        kept -= {t.index for t in _wall_runs(g.tiles)}
     loose_backs = [t for g in groups for t in g.tiles if t.is_back and t.index not in kept]
     if loose_backs:
         loose = {t.index for t in loose_backs}
@@ -370,8 +391,8 @@ def build_hand(
     for k, level in enumerate(levels):
         at_level = [r for r in readings if r.penalty == level][:MAX_SCORED_PER_LEVEL]
         valid = _score_level(at_level, context, score)
-        if first_failure is None:
-            first_failure = next((r for r in at_level if r.error), None)
+        if first_failure is None:  # the error to report: of a reading that keeps the kongs as they lie
+            first_failure = next((r for r in at_level if r.error and _keeps_kongs(r)), None)
         if valid:
             if k + 1 < len(levels):  # the next readings in line, as alternatives
                 following = [r for r in readings if r.penalty == levels[k + 1]][:MAX_SCORED]
@@ -447,6 +468,30 @@ def build_hand(
     ]
     result["warnings"] = [w["message"] for w in warnings]
     return result
+
+
+def _is_kong(group: Group) -> bool:
+    meld = _meld(group)
+    return meld is not None and meld["kind"] == "kong"
+
+
+def _keeps_kongs(reading: _Reading) -> bool:
+    """Whether a reading keeps every kong the photo shows (rather than a pung and a tile beside it)."""
+    return sum(map(_is_kong, reading.melds)) >= sum(map(_is_kong, reading.selection.hand))
+
+
+def _wall_runs(tiles: list[Tile]) -> list[Tile]:
+    """The face-down tiles of a group that lie in runs of more than four (a wall, not a kong)."""
+    wall: list[Tile] = []
+    run: list[Tile] = []
+    for t in tiles + [None]:
+        if t is not None and t.is_back:
+            run.append(t)
+            continue
+        if len(run) > 4:
+            wall += run
+        run = []
+    return wall
 
 
 def _hand_key(hand: dict) -> tuple:

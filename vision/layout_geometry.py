@@ -37,6 +37,7 @@ ACROSS_LINK = 1.0  # and rows of the hand at most this many tile widths apart
 REACH = 4.0  # a cluster this near the hand may join it when the count needs it
 FLOWER_REACH = 3.0  # flowers this near the hand (tile widths) are the hand's
 SIDEWAYS_RATIO = 1.35  # along/across this much above the row's usual: the tile lies sideways
+TREND_NEIGHBOURS = 4  # neighbours enough to follow the trend of the boxes' shape along a row
 MAX_UNSURE_DROPS = 3  # low-confidence tiles tried as no tile at all when the count is off
 
 
@@ -275,13 +276,26 @@ def _splits(row: list[Tile], width: float) -> list[bool]:
 
 def _mark_sideways(row: list[Tile]) -> None:
     """A tile lies sideways when it is much longer along the row than its neighbours
-    (compared nearby: perspective changes the boxes' shape slowly along a row)."""
+    (compared nearby: perspective changes the boxes' shape along a row). Seen at a low
+    angle the shape changes fast, tile after tile: with enough neighbours, the tile must
+    also stand out from the trend they follow."""
     if len(row) < 3:
         return
-    ratios = [t.along / t.across for t in row]
+    logs = [math.log(t.along / t.across) for t in row]
     for i, t in enumerate(row):
-        near = [r for j, r in enumerate(ratios[max(0, i - SPACING_WINDOW) : i + SPACING_WINDOW + 1], max(0, i - SPACING_WINDOW)) if j != i]
-        t.sideways = ratios[i] > _median(near) * SIDEWAYS_RATIO
+        near = [j for j in range(max(0, i - SPACING_WINDOW), min(len(row), i + SPACING_WINDOW + 1)) if j != i]
+        excess = logs[i] - _median([logs[j] for j in near])
+        if len(near) >= TREND_NEIGHBOURS:
+            excess = logs[i] - _trend([(row[j].u, logs[j]) for j in near], t.u)
+        t.sideways = excess > math.log(SIDEWAYS_RATIO)
+
+
+def _trend(points: list[tuple[float, float]], at: float) -> float:
+    """The value at `at` of the line through the points (Theil-Sen: the median slope of
+    pairs, so a sideways tile among them does not bend it)."""
+    slopes = [(y2 - y1) / (x2 - x1) for (x1, y1), (x2, y2) in itertools.combinations(points, 2) if x2 != x1]
+    slope = _median(slopes)
+    return _median([y - slope * x for x, y in points]) + slope * at
 
 
 def groups(rows: list[list[Tile]], width: float) -> list[Group]:
@@ -342,15 +356,27 @@ class Selection:
         return sorted(seen.values(), key=lambda t: t.code)
 
 
+def _turned_flowers(group: Group, hand_rows: set[int]) -> bool:
+    """Flowers alone outside the hand's rows, each turned across them."""
+    return not group.tiles and group.row not in hand_rows and all(t.sideways for t in group.flowers)
+
+
 def selections(comps: list[list[Group]], width: float) -> list[Selection]:
     """The biggest cluster of groups is the hand. Readings that add a nearby cluster or
     drop one loose tile cost a penalty: they are tried when the count needs them."""
     if not comps:
         return []
     main, others = list(comps[0]), comps[1:]
-    # Flowers set aside near the hand are the hand's (one of each kind).
+    # Flowers set aside near the hand are the hand's (one of each kind), unless they lie
+    # turned across the hand's rows, outside them: a neighbour's, set aside in front of them.
+    hand_rows = {g.row for g in main if g.tiles}
+    neighbours = [g for c in comps for g in c if _turned_flowers(g, hand_rows)]
+    if neighbours:
+        main = [g for g in main if g not in neighbours]
+        others = [[g for g in c if g not in neighbours] for c in others]
+        others = [c for c in others if c] + [neighbours]
     for c in list(others):
-        if not any(g.tiles for g in c):
+        if c is not neighbours and not any(g.tiles for g in c):
             near = min(sum(gaps(g, h, width)) for g in c for h in main)
             if near <= FLOWER_REACH:
                 main += c
