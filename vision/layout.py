@@ -118,8 +118,8 @@ def _cuts(group: Group) -> list[tuple[list[Group], int]]:
     too close look like one group), each with how many cuts it takes."""
     out: list[tuple[list[Group], int]] = [([group], 0)]
     tiles, n = group.tiles, len(group.tiles)
-    # A meld laid beside a concealed tile or the winning tile shows as a longer group;
-    # four or five tiles are one meld and more only when a tile says so (turned or face down).
+    # Six tiles or more may be melds laid close together; four or five only when a tile marks
+    # them as declared (turned or face down): a meld touching a concealed or the winning tile.
     marked = n >= 4 and any(t.sideways or t.is_back for t in tiles)
     if n < 6 and not marked:
         return out

@@ -384,7 +384,7 @@ def selections(comps: list[list[Group]], width: float) -> list[Selection]:
     out = [Selection(list(main), [g for c in others for g in c], 0)]
     for c in others:
         near = min(sum(gaps(g, h, width)) for g in c for h in main)
-        if near <= REACH:
+        if near <= REACH and c is not neighbours:
             rest = [g for o in others if o is not c for g in o]
             out.append(Selection(list(main) + list(c), rest, 2))
     singles = [g for g in main if len(g.tiles) == 1 and not g.flowers]
