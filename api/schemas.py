@@ -149,6 +149,19 @@ class LowConfidenceParams(BaseModel):
     tiles: list[UnsureTile]
 
 
+class RepairedTile(BaseModel):
+    from_: DetectedTile = Field(alias="from", description="the tile as the detector read it")
+    to: DetectedTile = Field(description="the tile scored instead: one of the detector's next choices")
+    choice: int = Field(description="its place among the detector's choices for that tile, 1 = first")
+    box: list[float] = Field(description="the tile's box, [x1, y1, x2, y2] in pixels, as in `tiles`")
+
+    model_config = {"populate_by_name": True, "serialize_by_alias": True}
+
+
+class ReadingRepairedParams(BaseModel):
+    changes: list[RepairedTile] = Field(description="the tiles changed so that the hand wins")
+
+
 class _Warning(BaseModel):
     message: str = Field(description="the English text (the same string as in `warnings`)")
 
@@ -188,8 +201,14 @@ class LowConfidenceWarning(_Warning):
     params: LowConfidenceParams
 
 
+class ReadingRepairedWarning(_Warning):
+    code: Literal["reading_repaired"]
+    params: ReadingRepairedParams
+
+
 WARNING_MODELS = (TileReadTwoWaysWarning, WinTileNotApartWarning, HiddenKongTileUnknownWarning,
-                  UnusualLayoutWarning, GroupingAmbiguousWarning, StraysLeftOutWarning, LowConfidenceWarning)
+                  UnusualLayoutWarning, GroupingAmbiguousWarning, StraysLeftOutWarning, LowConfidenceWarning,
+                  ReadingRepairedWarning)
 WarningDetail = Annotated[Union[WARNING_MODELS], Field(discriminator="code")]
 
 

@@ -62,6 +62,16 @@ def _low_confidence(threshold: float, tiles: list[dict]) -> str:
             + ", ".join(f"{t['tile']} ({t['score']:.2f})" for t in tiles))
 
 
+_ORDINALS = ("first", "second", "third", "fourth")
+
+
+def _reading_repaired(changes: list[dict]) -> str:
+    said = "; ".join(f"tile read as {c['from']} taken as {c['to']} (the detector's "
+                     f"{_ORDINALS[c['choice'] - 1] if 0 < c['choice'] <= len(_ORDINALS) else c['choice']} choice)"
+                     for c in changes)
+    return f"{said} so that the hand wins; check {'it' if len(changes) == 1 else 'them'}"
+
+
 _ENGLISH: dict[str, Callable[..., str]] = {
     "tile_read_two_ways": _tile_read_two_ways,  # two boxes on one tile, different tiles
     "win_tile_not_apart": _win_tile_not_apart,  # the winning tile was taken as the row's last tile
@@ -70,6 +80,7 @@ _ENGLISH: dict[str, Callable[..., str]] = {
     "grouping_ambiguous": _grouping_ambiguous,  # readings as likely as the best score differently
     "strays_left_out": _strays_left_out,  # tiles away from the hand, not counted
     "low_confidence": _low_confidence,  # tiles of the hand the detector was unsure of
+    "reading_repaired": _reading_repaired,  # tiles changed to a next choice so that the hand wins (vision.reading_repair)
 }
 WARNING_CODES = tuple(_ENGLISH)
 

@@ -50,6 +50,16 @@ def _number(value) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
+_CHOICE_ZH = "一二三四"
+
+
+def _reading_repaired(p: dict) -> str:
+    said = "；".join(f"识别为{tile_name(c['from'])}的牌按{tile_name(c['to'])}计算（识别的第"
+                    f"{_CHOICE_ZH[c['choice'] - 1] if 0 < c['choice'] <= len(_CHOICE_ZH) else c['choice']}选择）"
+                    for c in p["changes"])
+    return f"{said}，这样才能和牌，请核对"
+
+
 WARNING_ZH: dict[str, Callable[[dict], str]] = {
     "tile_read_two_ways": lambda p: (f"同一张牌有两种读法：{tile_name(p['kept'])}（{p['kept_score']:.2f}）或"
                                      f"{tile_name(p['other'])}（{p['other_score']:.2f}），取{tile_name(p['kept'])}"),
@@ -64,6 +74,7 @@ WARNING_ZH: dict[str, Callable[[dict], str]] = {
     "strays_left_out": lambda p: f"离手牌较远的 {p['count']} 张牌没有计入：{_tiles(p['tiles'])}",
     "low_confidence": lambda p: (f"这些牌识别把握不大（低于 {_number(p['threshold'])}），请核对："
                                  + "、".join(f"{tile_name(t['tile'])}（{t['score']:.2f}）" for t in p["tiles"])),
+    "reading_repaired": _reading_repaired,
 }
 
 

@@ -21,6 +21,8 @@ SAMPLES = {  # params as vision.layout_warnings builds them
     "grouping_ambiguous": {"reading": dict(READING, win_apart=True, left_out=None)},
     "strays_left_out": {"count": 2, "tiles": ["H1", "BACK"]},
     "low_confidence": {"threshold": 0.5, "tiles": [{"tile": "F4", "score": 0.07}]},
+    "reading_repaired": {"changes": [{"from": "H6", "to": "W5", "choice": 2, "box": [10.0, 20.0, 50.0, 80.5]},
+                                     {"from": "W9", "to": "W7", "choice": 3, "box": [60.0, 20.0, 100.0, 80.5]}]},
 }
 
 

@@ -28,6 +28,8 @@ WARNING_SAMPLES = {
     "grouping_ambiguous": {"reading": dict(READING, win_apart=True, left_out=None)},
     "strays_left_out": {"count": 2, "tiles": ["H1", "BACK"]},
     "low_confidence": {"threshold": 0.5, "tiles": [{"tile": "F4", "score": 0.07}, {"tile": "T3", "score": 0.4}]},
+    "reading_repaired": {"changes": [{"from": "W9", "to": "W7", "choice": 2, "box": [10.0, 20.0, 50.0, 80.5]},
+                                     {"from": "H6", "to": "W5", "choice": 3, "box": [60.0, 20.0, 100.0, 80.5]}]},
 }
 ERROR_SAMPLES = [layout_error("no_tiles"), layout_error("wrong_tile_count", found=13, needed=14, kongs=0),
                  layout_error("wrong_tile_count", found=17, needed=15, kongs=1),

@@ -22,6 +22,7 @@ SAMPLES = {  # params as vision.layout_warnings builds them (warning() checks th
     "grouping_ambiguous": {"reading": dict(READING, win_apart=True, left_out=None)},
     "strays_left_out": {"count": 2, "tiles": ["T1", "BACK"]},
     "low_confidence": {"threshold": 0.5, "tiles": [{"tile": "F4", "score": 0.07}, {"tile": "T3", "score": 0.4}]},
+    "reading_repaired": {"changes": [{"from": "W9", "to": "W7", "choice": 2, "box": [10.0, 20.0, 50.0, 80.5]}]},
 }
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

@@ -89,6 +89,8 @@ def test_the_english_texts_of_every_code():
         "grouping_ambiguous": warning("grouping_ambiguous", reading=reading),
         "strays_left_out": warning("strays_left_out", count=2, tiles=["T1", "BACK"]),
         "low_confidence": warning("low_confidence", threshold=0.5, tiles=[{"tile": "F4", "score": 0.07}]),
+        "reading_repaired": warning("reading_repaired", changes=[
+            {"from": "W9", "to": "W7", "choice": 2, "box": [10.0, 20.0, 50.0, 80.0]}]),
     }
     assert set(texts) == set(WARNING_CODES)
     assert texts["tile_read_two_ways"]["message"] == "one tile read two ways: B5 (0.80) or B6 (0.10); kept B5"
@@ -100,6 +102,8 @@ def test_the_english_texts_of_every_code():
         "(not set apart); declared melds: W1W2W3, J1J1J1; left out: none")
     assert texts["strays_left_out"]["message"] == "2 tiles away from the hand left out: T1 BACK"
     assert texts["low_confidence"]["message"] == "read with low confidence (below 0.5), check: F4 (0.07)"
+    assert texts["reading_repaired"]["message"] == (
+        "tile read as W9 taken as W7 (the detector's second choice) so that the hand wins; check it")
     with pytest.raises(KeyError):
         warning("no_such_code")
 
