@@ -24,6 +24,7 @@ import numpy as np
 
 from vision.layout import build_hand
 from vision.one_set import assign_one_set
+from vision.reading_repair import needs_repair, repair
 
 RESULT_KEYS = ("tiles", "hand", "score", "warnings", "warning_details", "alternatives")
 
@@ -62,10 +63,26 @@ def analyze_rgb(
 
 
 def analyze_detections(
-    detections: list[dict], image_size: tuple[int, int], context: dict | None = None, rules: str = "mcr"
+    detections: list[dict],
+    image_size: tuple[int, int],
+    context: dict | None = None,
+    rules: str = "mcr",
+    *,
+    repair_reading: bool = True,
 ) -> dict:
-    """The layout and score of given detections (the photo's, or anyone's)."""
-    layout = build_hand(detections, image_size, normalize_context(context, rules), rules)
+    """The layout and score of given detections (the photo's, or anyone's).
+
+    When the tiles make no winning hand and the detections carry `candidates`, the most
+    likely reading with the detector's next choices that wins is the answer, with a
+    `reading_repaired` warning (vision.reading_repair; `repair_reading=False`: never)."""
+    context = normalize_context(context, rules)
+
+    def layout_of(dets: list[dict]) -> dict:
+        return build_hand(dets, image_size, context, rules)
+
+    layout = layout_of(detections)
+    if repair_reading and needs_repair(layout):
+        layout = repair(detections, layout, layout_of) or layout
     return {
         "tiles": layout["tiles"],
         "hand": layout["hand"],

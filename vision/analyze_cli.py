@@ -36,6 +36,8 @@ def register(subparsers) -> None:
     e.add_argument("--model-dir", help="detector model folder (default: the shipped models/)")
     e.add_argument("--show", type=int, default=20, metavar="K", help="list up to K misses (default 20)")
     e.add_argument("--json", metavar="FILE", help="also write every scene's result to FILE")
+    e.add_argument("--no-repair", action="store_true",
+                   help="do not repair readings that make no winning hand (vision.reading_repair)")
     e.set_defaults(func=run_eval)
 
 
@@ -139,7 +141,8 @@ def run_eval(args) -> int:
     from tqdm import tqdm
 
     with tqdm(total=args.n, unit="scene", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
-        summary = evaluate(args.n, args.seed, (args.long_side,), detector, progress=lambda i: bar.update(1))
+        summary = evaluate(args.n, args.seed, (args.long_side,), detector, progress=lambda i: bar.update(1),
+                           repair=not args.no_repair)
     n = summary["scenes"]
     print(f"scenes: {n} (seed {args.seed}, long side {args.long_side} px), {summary['seconds']} s")
     if detector is not None:
@@ -153,6 +156,10 @@ def run_eval(args) -> int:
             f"misread {tiles['misread']} ({100 * tiles['misread'] / max(1, tiles['total']):.1f}%)"
         )
         print(f"detection: {summary['detect_seconds_per_scene'] * 1000:.0f} ms per photo")
+        repairs = summary["repairs"]
+        if repairs["on"]:
+            print(f"readings repaired: {repairs['photos']} ({repairs['right']} to the true total, {repairs['wrong']} not), "
+                  f"{repairs['seconds_per_repaired'] * 1000:.0f} ms per repaired photo (layout and repair)")
     ok = summary["layout_correct"]
     print(f"layout alone, on the true boxes: {ok}/{n} = {100 * ok / n:.1f}%")
     key = "photo_total" if detector is not None else "layout_total"
@@ -163,6 +170,8 @@ def run_eval(args) -> int:
             line += f" [{r['stage']}]"
         if r.get("detection_errors"):
             line += " " + ", ".join(r["detection_errors"][:4])
+        if r.get("repaired"):
+            line += " (repaired: " + ", ".join(r["repaired"]) + ")"
         elif r.get("error"):
             line += f" {r['error']['message']}"
         print(line)

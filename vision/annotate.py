@@ -82,6 +82,16 @@ def _draw_label(draw, xy, text, size, fill, anchor_below=False):
     return w + 2 * pad
 
 
+def _box_key(box) -> tuple:
+    return tuple(round(float(x), 1) for x in box)
+
+
+def _repaired_boxes(analysis: dict) -> set[tuple]:
+    """The boxes of tiles changed to another reading so that the hand wins (vision.reading_repair)."""
+    return {_box_key(c["box"]) for w in analysis.get("warning_details") or []
+            if w.get("code") == "reading_repaired" for c in (w.get("params") or {}).get("changes", [])}
+
+
 def _draw_tiles(image: Image.Image, analysis: dict) -> None:
     draw = ImageDraw.Draw(image)
     tiles = analysis.get("tiles") or []
@@ -104,6 +114,7 @@ def _draw_tiles(image: Image.Image, analysis: dict) -> None:
             width=line * 2,
         )
 
+    repaired = _repaired_boxes(analysis)
     order = sorted(range(len(tiles)), key=lambda i: (tiles[i]["box"][0], tiles[i]["box"][1]))
     last_label_end: dict[int, float] = {}
     for rank, i in enumerate(order):
@@ -111,7 +122,7 @@ def _draw_tiles(image: Image.Image, analysis: dict) -> None:
         x1, y1, x2, y2 = t["box"]
         role = t.get("role", "concealed")
         colour = ROLE_COLOURS.get(role, ROLE_COLOURS["concealed"])
-        low = bool(t.get("low_confidence"))
+        low = bool(t.get("low_confidence")) or _box_key(t["box"]) in repaired  # both: check this tile
         thick = line * (3 if role == "win" else 1)
         draw.rectangle([x1, y1, x2, y2], outline=LOW_CONFIDENCE_COLOUR if low else colour, width=thick)
         text = tile_label(t["tile"]) + ("?" if low else "")

@@ -1,0 +1,221 @@
+"""Repairing a reading that is no winning hand with the detector's next choices
+(vision.reading_repair), over hand-written detections and the real layout and scorer."""
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import pytest
+
+import vision.reading_repair as rr
+from vision.analyze import analyze_detections, analyze_image
+from vision.messages_zh import warning_zh
+
+from test_analyze import StandIn, png_bytes
+from test_layout_scenes import scene
+
+scoring = pytest.importorskip("scoring")
+
+SIZE = (2000, 2000)
+PLAIN = [["W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2 B3", "B4"]]  # 13 tiles in a row, B4 set apart
+W7, B2, WIN = 6, 11, 13  # positions in PLAIN
+
+
+def detections(rows=PLAIN, **kw):
+    """A scene whose every detection carries candidates: its own tile first, nothing else."""
+    dets = scene(rows, **kw)
+    for d in dets:
+        d["candidates"] = [[d["tile"], d["score"]]]
+    return dets
+
+
+def misread(dets, i, candidates):
+    """Detection i read as the first candidate; the others are the detector's next choices."""
+    dets[i]["tile"], dets[i]["score"] = candidates[0]
+    dets[i]["candidates"] = [list(c) for c in candidates]
+    return dets
+
+
+def analyze(dets, repair=True):
+    return analyze_detections(dets, SIZE, repair_reading=repair)
+
+
+def repairs(result):
+    return [w["params"]["changes"] for w in result["warning_details"] if w["code"] == "reading_repaired"]
+
+
+def true_total(rows=PLAIN):
+    result = analyze(detections(rows))
+    assert result["error"] is None, result["error"]
+    return result["score"]["total"]
+
+
+def test_one_misread_tile_is_repaired_with_the_second_choice():
+    dets = misread(detections(), W7, [("W9", 0.6), ("W7", 0.3), ("W8", 0.05)])
+    before = analyze(dets, repair=False)
+    assert before["error"]["code"] == "not_a_winning_hand" and before["score"] is None
+    result = analyze(dets)
+    assert result["error"] is None and result["score"]["total"] == true_total()
+    box = [round(x, 1) for x in dets[W7]["box"]]
+    assert repairs(result) == [[{"from": "W9", "to": "W7", "choice": 2, "box": box}]]
+    assert result["warnings"][0] == (
+        "tile read as W9 taken as W7 (the detector's second choice) so that the hand wins; check it")
+    [tile] = [t for t in result["tiles"] if t["box"] == box]
+    assert tile["tile"] == "W7" and tile["score"] == 0.3
+    assert dets[W7]["tile"] == "W9"  # the input is not changed
+
+
+def test_a_tile_misread_as_a_flower_is_repaired():
+    dets = misread(detections(), 4, [("H6", 0.5), ("W5", 0.2)])
+    before = analyze(dets, repair=False)
+    assert before["error"]["code"] == "wrong_tile_count" and before["error"]["params"]["found"] == 13
+    result = analyze(dets)
+    assert result["score"]["total"] == true_total() and result["hand"]["flowers"] == []
+    assert [(c["from"], c["to"]) for c in repairs(result)[0]] == [("H6", "W5")]
+
+
+def test_two_misread_tiles_are_repaired_by_a_pair():
+    dets = misread(detections(), W7, [("W9", 0.6), ("W7", 0.3)])
+    misread(dets, B2, [("B8", 0.7), ("B2", 0.2)])
+    assert analyze(dets, repair=False)["error"]["code"] == "not_a_winning_hand"
+    result = analyze(dets)
+    assert result["score"]["total"] == true_total()
+    assert [(c["from"], c["to"]) for c in repairs(result)[0]] == [("W9", "W7"), ("B8", "B2")]
+    assert "check them" in result["warnings"][0]
+
+
+def test_pairs_are_tried_only_when_no_single_change_wins():
+    dets = misread(detections(), W7, [("W9", 0.6), ("W7", 0.3)])
+    misread(dets, WIN, [("B4", 0.9), ("B1", 0.5)])  # B1 as the winning tile also wins, with W7
+    result = analyze(dets)
+    assert [(c["from"], c["to"]) for c in repairs(result)[0]] == [("W9", "W7")]
+    assert result["hand"]["win_tile"] == "B4"
+
+
+def test_candidates_that_cannot_make_the_hand_win_keep_the_original_error():
+    dets = misread(detections(), W7, [("W9", 0.6), ("F1", 0.3), ("J1", 0.2)])
+    result = analyze(dets)
+    assert result == analyze(dets, repair=False)
+    assert result["error"]["code"] == "not_a_winning_hand" and repairs(result) == []
+
+
+def test_a_candidate_below_the_share_of_the_own_score_is_not_tried():
+    own = 0.6
+    dets = misread(detections(), W7, [("W9", own), ("W7", own * rr.MIN_SHARE * 0.9)])
+    assert analyze(dets)["error"]["code"] == "not_a_winning_hand"
+    dets = misread(detections(), W7, [("W9", own), ("W7", own * rr.MIN_SHARE * 1.1)])
+    assert analyze(dets)["error"] is None
+
+
+def test_detections_without_candidates_are_left_as_they_are():
+    dets = scene(PLAIN)
+    dets[W7]["tile"] = "W9"
+    result = analyze(dets)
+    assert result == analyze(dets, repair=False) and result["error"]["code"] == "not_a_winning_hand"
+
+
+def test_the_cheapest_of_two_winning_repairs_is_chosen():
+    # The winning tile read as J1: B4 (B2 B3 B4) and B1 (B1 B2 B3 with the pair B1 B1) both win.
+    for cheaper, dearer in (("B4", "B1"), ("B1", "B4")):
+        dets = misread(detections(), WIN, [("J1", 0.6), (cheaper, 0.3), (dearer, 0.2)])
+        result = analyze(dets)
+        assert result["hand"]["win_tile"] == cheaper
+        assert repairs(result)[0][0]["to"] == cheaper
+
+
+def test_a_repair_keeps_within_one_set():
+    # Nine gates (W1 W1 W1 W2 .. W8 W9 W9 W9) wins on any character; a fifth W1 is not in one set.
+    rows = [["W1 W1 W1 W2 W3 W4 W5 W6 W7 W8 W9 W9 W9", "J1"]]
+    dets = misread(detections(rows), 13, [("J1", 0.6), ("W1", 0.3), ("W5", 0.2)])
+    assert analyze(dets)["hand"]["win_tile"] == "W1"  # the cheaper repair: a fourth W1
+    stray = detections([["W1"]], origin=(1500.0, 900.0))  # another W1, away from the hand
+    result = analyze(dets + stray)
+    assert result["hand"]["win_tile"] == "W5"
+    assert [t["tile"] for t in result["tiles"]].count("W1") == 4
+
+
+def test_strays_are_not_changed():
+    dets = misread(detections(), W7, [("W9", 0.6), ("F1", 0.3)])
+    stray = misread(detections([["B5"]], origin=(1500.0, 900.0)), 0, [("B5", 0.9), ("W7", 0.5)])
+    all_dets = dets + stray
+    tiles = analyze(all_dets, repair=False)["tiles"]
+    assert rr.counted_detections(all_dets, tiles) == set(range(len(dets)))
+    assert analyze(all_dets)["error"]["code"] == "not_a_winning_hand"
+
+
+def test_substitutions_are_the_other_candidates_by_cost():
+    dets = misread(detections(), W7, [("W9", 0.6), ("W7", 0.3), ("W8", 0.1), ("W1", 0.01)])
+    misread(dets, B2, [("B8", 0.5), ("B2", 0.4)])
+    subs = rr.substitutions(dets)
+    assert [(s.index, s.tile, s.choice) for s in subs] == [(B2, "B2", 2), (W7, "W7", 2), (W7, "W8", 3)]
+    assert subs[1].cost == pytest.approx(math.log(0.6) - math.log(0.3))
+
+
+def test_the_work_is_bounded_when_nothing_wins():
+    dets = detections()
+    for i, d in enumerate(dets):  # every tile has three next choices, none of them wins
+        misread(dets, i, [(d["tile"], 0.9), ("F1", 0.5), ("F2", 0.4), ("F3", 0.3)])
+    misread(dets, W7, [("W9", 0.9), ("J1", 0.5), ("J2", 0.4), ("J3", 0.3)])
+    calls = []
+
+    def layout(changed):
+        calls.append(changed)
+        return analyze(changed, repair=False)
+
+    original = analyze(dets, repair=False)
+    assert rr.needs_repair(original)
+    assert rr.repair(dets, original, layout) is None
+    bound = rr.MAX_SINGLES + rr.PAIR_POOL * (rr.PAIR_POOL - 1) // 2
+    assert 0 < len(calls) <= bound
+
+
+def test_analyze_answers_the_repair_as_a_warning_with_chinese_text_and_marks_the_tile():
+    from vision.annotate import LOW_CONFIDENCE_COLOUR, ROLE_COLOURS, annotate
+
+    dets = misread(detections(), W7, [("W9", 0.9), ("W7", 0.6)])  # 0.6: not a low-confidence tile
+    result = analyze_image(png_bytes(), detector=StandIn(copy.deepcopy(dets)))
+    assert result["score"]["total"] == true_total()
+    [detail] = [w for w in result["warning_details"] if w["code"] == "reading_repaired"]
+    assert detail["params"]["changes"][0]["from"] == "W9" and detail["params"]["changes"][0]["to"] == "W7"
+    assert warning_zh(detail) == "识别为九万的牌按七万计算（识别的第二选择），这样才能和牌，请核对"
+    assert all("candidates" not in t for t in result["tiles"])
+
+    box = detail["params"]["changes"][0]["box"]
+    [tile] = [t for t in result["tiles"] if t["box"] == box]
+    assert tile["low_confidence"] is False
+    out = annotate(np.full((600, 1200, 3), 70, np.uint8), result)
+    left_edge = tuple(out[int((box[1] + box[3]) / 2), int(box[0])])
+    assert left_edge == LOW_CONFIDENCE_COLOUR != ROLE_COLOURS["concealed"]
+
+
+class MisreadsOneTile:
+    """A detector that finds a scene's true boxes but reads one tile of the hand as a flower
+    that is not in the scene, with the right tile as its second choice."""
+
+    def __init__(self, record):
+        self.dets = [{"tile": b["tile"], "box": b["box"], "score": 0.95, "candidates": [[b["tile"], 0.95]]}
+                     for b in record["boxes"]]
+        flower = next(f"H{i}" for i in range(1, 9) if all(b["tile"] != f"H{i}" for b in record["boxes"]))
+        i = next(i for i, b in enumerate(record["boxes"]) if b["role"] == "concealed")
+        self.change = (flower, record["boxes"][i]["tile"])
+        misread(self.dets, i, [(flower, 0.6), (self.change[1], 0.3)])
+
+    def detect(self, rgb):
+        return copy.deepcopy(self.dets)
+
+
+def test_analyze_eval_counts_the_repairs():
+    from datasets.synth.generate import make_example
+    from vision.analyze_eval import FRESH_SEEDS, evaluate
+
+    seed = FRESH_SEEDS + 501
+    detector = MisreadsOneTile(make_example(seed, 0, [640])["record"])
+    without = evaluate(1, seed=seed, long_sides=(640,), detector=detector, repair=False)
+    assert without["results"][0]["photo_total"] is None and without["repairs"]["photos"] == 0
+    summary = evaluate(1, seed=seed, long_sides=(640,), detector=detector)
+    [row] = summary["results"]
+    assert row["layout_total"] == row["true_total"] == row["photo_total"]
+    assert row["repaired"] == ["{} taken as {}".format(*detector.change)]
+    assert {k: summary["repairs"][k] for k in ("on", "photos", "right", "wrong")} == {
+        "on": True, "photos": 1, "right": 1, "wrong": 0}
