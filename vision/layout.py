@@ -203,13 +203,15 @@ def _merges(groups: list[Group], width: float) -> list[tuple[list[Group], int]]:
 
 def _reading_order(tiles: list[Tile], melds: list[Group] = ()) -> list[Tile]:
     """The concealed tiles in the order the player laid them: players sort their hand
-    up from 1 (winds East to North, dragons red, green, white) and lay a chow in order;
-    when the photo shows them going down, it is upside down (or turned the other way)."""
+    up from 1 (winds East to North, dragons red, green, white) and lay a chow in order
+    (the claimed tile, turned, may stand out of it); when the photo shows them going down,
+    it is upside down (or turned the other way)."""
     inner = tiles[1:-1]  # either end may be the winning tile, out of order
     pairs = list(zip(inner, inner[1:]))
     for g in melds:
         if _meld(g)["kind"] == "chow":
-            pairs += list(zip(g.tiles, g.tiles[1:]))
+            upright = [t for t in g.tiles if not t.sideways]
+            pairs += list(zip(upright, upright[1:]))
     up = down = 0
     for a, b in pairs:
         if a.code[0] == b.code[0] and a.code[0] in "WTBFJ":
@@ -245,9 +247,15 @@ def _readings_of(selection: Selection, groups: list[Group], base_penalty: int) -
             if sum(len(g.tiles) for g in rest) + 3 * len(melds) != 14:
                 continue
             # The concealed tiles lie in one row: each extra piece, and each tile lying
-            # sideways among them (a claimed tile's mark), is a guess against the photo.
+            # sideways among them (a claimed tile's mark), is a guess against the photo;
+            # a piece of them lying in another row (among the melds) is one more.
             odd = sum(1 for g in rest for t in g.tiles if t.sideways)
             pieces = len([g for g in rest if len(g.tiles) > 1]) + len([g for g in rest if len(g.tiles) == 1])
+            by_row = Counter()
+            for g in rest:
+                by_row[g.row] += len(g.tiles)
+            home = max(by_row, key=by_row.get) if by_row else None
+            odd += sum(1 for g in rest if len(g.tiles) > 1 and g.row != home)
             # A winning tile set apart is a single tile; otherwise the last tile of the
             # concealed row (where a drawn tile goes) is the likeliest, any other a guess.
             win_choices = [(g.tiles[0], True, 0) for g in singles if g in rest]

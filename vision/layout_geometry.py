@@ -393,15 +393,23 @@ def selections(comps: list[list[Group]], width: float) -> list[Selection]:
         # likelier a stray than a tile of the hand; one or two may be left out.
         rows = {h.row for h in main if len(h.tiles) > 1}
         cost = {id(g): 1 if (g.tiles[0].sideways or g.tiles[0].cut or g.row not in rows) else 2 for g in singles}
-        for k in (1, 2):
-            for dropped in itertools.combinations(singles, k):
-                out.append(
-                    Selection(
-                        [h for h in main if h not in dropped],
-                        list(dropped) + [h for c in others for h in c],
-                        sum(cost[id(g)] for g in dropped),
-                    )
+        choices = [dropped for k in (1, 2) for dropped in itertools.combinations(singles, k)]
+        # More single tiles than that lying outside the hand's rows are tiles strewn about
+        # (the hand's tiles lie in rows of several): all of them may be left out together.
+        outside = tuple(g for g in singles if g.row not in rows)
+        if len(outside) > 2:
+            choices.append(outside)
+        for dropped in choices:
+            # Flowers lying in a row whose tiles are all left out go with them.
+            kept_rows = {h.row for h in main if h.tiles and h not in dropped}
+            flowers = [h for h in main if not h.tiles and h.row in {d.row for d in dropped} - kept_rows]
+            out.append(
+                Selection(
+                    [h for h in main if h not in dropped and h not in flowers],
+                    list(dropped) + flowers + [h for c in others for h in c],
+                    sum(cost[id(g)] for g in dropped),
                 )
+            )
     # A tile the detector was unsure of may be no tile at all (a shadow, a reflection).
     unsure = sorted((t for g in main for t in g.tiles if t.score < LOW_CONFIDENCE), key=lambda t: t.score)
     for t in unsure[:MAX_UNSURE_DROPS]:

@@ -125,3 +125,33 @@ def test_a_flower_turned_across_the_hand_outside_its_rows_is_a_neighbours():
     assert r["error"] is None, r["error"]
     assert r["hand"]["flowers"] == ["H2"]
     assert [r["tiles"][i]["tile"] for i in r["strays"]] == ["H6"]
+
+
+def test_a_claimed_tile_turned_in_a_chow_does_not_hide_its_order():
+    # T8 T6 T7*: the chow's upright tiles go down the row (its claimed tile, turned, lies at the
+    # player's left, here the right): the photo is turned round and B9 is the winning tile.
+    r = read(scene([["W4 W4 W4", "F1 F1 F1", "T8 T6 T7*"], ["B9 B9 B9 W2 W2"]], row_gap=20.0))
+    assert r["error"] is None, r["error"]
+    assert r["hand"]["win_tile"] == "B9"
+    assert sorted(r["hand"]["concealed"]) == ["B9", "B9", "W2", "W2"]
+
+
+def test_concealed_tiles_lie_in_one_row_so_a_pung_apart_in_another_is_a_meld():
+    # T5 | T5 T5 lie in the melds' row, a little apart: a pung, not two concealed pieces and a
+    # winning tile away from the concealed row.
+    r = read(scene([["T5", "T5 T5"], ["T5 T6 T7 T7 T8 T9 W8 W8 W8 W9 W7"]]))
+    assert r["error"] is None, r["error"]
+    assert melds(r) == [("pung", ("T5",) * 3, True)]
+    assert r["hand"]["win_tile"] == "W7"
+
+
+def test_single_tiles_strewn_outside_the_hands_rows_are_left_out_with_their_flowers():
+    dets = scene([["W9 W9 W9", "T6 T7 T8", "B2 B3 B3 B3 B4 B5 B6 B2"]], origin=(100.0, 100.0))
+    # just above the hand, each apart: W9 with H8 beside it, F4 and W6 in rows of their own
+    dets += scene([["W9", "H8"]], gap=40.0, origin=(100.0, 45.0))
+    dets += scene([["F4"]], origin=(250.0, 60.0)) + scene([["W6"]], origin=(320.0, 45.0))
+    r = read(dets)
+    assert r["error"] is None, r["error"]
+    assert melds(r) == [("chow", ("T6", "T7", "T8"), True), ("pung", ("W9",) * 3, True)]
+    assert r["hand"]["flowers"] == []
+    assert sorted(r["tiles"][i]["tile"] for i in r["strays"]) == ["F4", "H8", "W6", "W9"]
