@@ -411,10 +411,11 @@ def selections(comps: list[list[Group]], width: float) -> list[Selection]:
                 )
             )
     # A tile the detector was unsure of may be no tile at all (a shadow, a reflection).
+    # The less sure, the likelier: each next tile in order of confidence costs one more.
     unsure = sorted((t for g in main for t in g.tiles if t.score < LOW_CONFIDENCE), key=lambda t: t.score)
-    for t in unsure[:MAX_UNSURE_DROPS]:
+    for rank, t in enumerate(unsure[:MAX_UNSURE_DROPS]):
         if any(len(g.tiles) == 1 and g.tiles[0] is t for g in main):
             continue  # a single tile: dropped above already
         kept = [Group([u for u in g.tiles if u is not t], g.row, g.flowers) for g in main]
-        out.append(Selection([g for g in kept if g.members], [Group([t], -1)] + [h for c in others for h in c], 2))
+        out.append(Selection([g for g in kept if g.members], [Group([t], -1)] + [h for c in others for h in c], 2 + rank))
     return out

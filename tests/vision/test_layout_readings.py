@@ -155,3 +155,16 @@ def test_single_tiles_strewn_outside_the_hands_rows_are_left_out_with_their_flow
     assert melds(r) == [("chow", ("T6", "T7", "T8"), True), ("pung", ("W9",) * 3, True)]
     assert r["hand"]["flowers"] == []
     assert sorted(r["tiles"][i]["tile"] for i in r["strays"]) == ["F4", "H8", "W6", "W9"]
+
+
+def test_of_two_unsure_tiles_the_less_sure_is_the_one_left_out():
+    # One tile too many, and two tiles the detector was unsure of: leaving out either makes a
+    # winning hand (without the B4 it scores more), but the B3 read at 0.35 is likelier no tile.
+    dets = scene([["B2 B2 B2 B2 B3 B3 B4 B4 B4 B5 B5 B7 B8 B9", "B5"]])
+    dets[5]["score"], dets[6]["score"] = 0.35, 0.45  # the second B3, the first B4
+    r = read(dets)
+    assert r["error"] is None, r["error"]
+    assert r["hand"]["concealed"].count("B3") == 1 and r["hand"]["concealed"].count("B4") == 3
+    assert r["strays"] == [5]
+    without_b4 = {**r["hand"], "concealed": "B2 B2 B2 B2 B3 B3 B4 B4 B5 B5 B7 B8 B9".split()}
+    assert scoring.score_hand(without_b4)["total"] > r["score"]["total"]
