@@ -100,6 +100,9 @@ class DetectResponse(BaseModel):
 class PhotoTile(Detection):
     role: Optional[str] = Field(None, description="concealed, meld, win, flower or stray")
     low_confidence: bool = False
+    read_as: Optional[DetectedTile] = Field(
+        None, description="set on a tile scored as another tile than the detector read so that the hand "
+        "wins (warning reading_repaired): the detector's own reading; `tile` is the one scored")
 
 
 class Reading(BaseModel):

@@ -3,10 +3,11 @@
 `annotate(rgb, analysis)` takes the photo (RGB numpy array) and the dict of
 `vision.analyze.analyze_image` (or of `vision.layout.build_hand`), and returns
 a new RGB array: the photo with each tile's box and Chinese name (low-confidence
-tiles marked "?"), each meld outlined, the winning tile highlighted, and a panel
-below with the fans (Chinese and English), their points and the total, then the
-error (when no hand was scored) and the warnings, each in Chinese then English
-(vision.messages_zh; English only for a code it does not know).
+tiles and tiles scored as another than the detector read, `read_as`, marked "?"),
+each meld outlined, the winning tile highlighted, and a panel below with the fans
+(Chinese and English), their points and the total, then the error (when no hand
+was scored) and the warnings, each in Chinese then English (vision.messages_zh;
+English only for a code it does not know).
 
 Sizes follow the image: text is a fixed share of the image width (so a
 12-megapixel photo and a 640 px one both read on a phone screen, which shows
@@ -82,16 +83,6 @@ def _draw_label(draw, xy, text, size, fill, anchor_below=False):
     return w + 2 * pad
 
 
-def _box_key(box) -> tuple:
-    return tuple(round(float(x), 1) for x in box)
-
-
-def _repaired_boxes(analysis: dict) -> set[tuple]:
-    """The boxes of tiles changed to another reading so that the hand wins (vision.reading_repair)."""
-    return {_box_key(c["box"]) for w in analysis.get("warning_details") or []
-            if w.get("code") == "reading_repaired" for c in (w.get("params") or {}).get("changes", [])}
-
-
 def _draw_tiles(image: Image.Image, analysis: dict) -> None:
     draw = ImageDraw.Draw(image)
     tiles = analysis.get("tiles") or []
@@ -114,7 +105,6 @@ def _draw_tiles(image: Image.Image, analysis: dict) -> None:
             width=line * 2,
         )
 
-    repaired = _repaired_boxes(analysis)
     order = sorted(range(len(tiles)), key=lambda i: (tiles[i]["box"][0], tiles[i]["box"][1]))
     last_label_end: dict[int, float] = {}
     for rank, i in enumerate(order):
@@ -122,7 +112,8 @@ def _draw_tiles(image: Image.Image, analysis: dict) -> None:
         x1, y1, x2, y2 = t["box"]
         role = t.get("role", "concealed")
         colour = ROLE_COLOURS.get(role, ROLE_COLOURS["concealed"])
-        low = bool(t.get("low_confidence")) or _box_key(t["box"]) in repaired  # both: check this tile
+        # read with low confidence, or read as another tile (vision.reading_repair): check this tile
+        low = bool(t.get("low_confidence") or t.get("read_as"))
         thick = line * (3 if role == "win" else 1)
         draw.rectangle([x1, y1, x2, y2], outline=LOW_CONFIDENCE_COLOUR if low else colour, width=thick)
         text = tile_label(t["tile"]) + ("?" if low else "")

@@ -15,7 +15,8 @@ most likely one that wins.
   pairs of the PAIR_POOL cheapest, cheapest pair first. A trial runs the whole layout and
   wins when it gives a hand and a score. The first winner is the least costly (ties: the
   first found). At most MAX_SINGLES + PAIR_POOL * (PAIR_POOL - 1) / 2 layouts per photo.
-- The winner's result comes back with a `reading_repaired` warning that names each change;
+- The winner's result comes back with a `reading_repaired` warning that names each change,
+  and each changed tile's record in its `tiles` says `read_as` (the detector's own reading);
   when nothing wins, the caller keeps the original result.
 """
 from __future__ import annotations
@@ -138,6 +139,15 @@ def _with_warning(answer: dict, detections: list[dict], changes: tuple[Substitut
     ]
     record = warning("reading_repaired", changes=params)
     answer = dict(answer)
+    answer["tiles"] = _mark_read_as(answer.get("tiles") or [], detections, changes)
     answer["warning_details"] = [record, *answer.get("warning_details", [])]
     answer["warnings"] = [record["message"], *answer.get("warnings", [])]
     return answer
+
+
+def _mark_read_as(tiles: list[dict], detections: list[dict], changes: tuple[Substitution, ...]) -> list[dict]:
+    """The layout's tile records, each changed tile's with `read_as`: the detector's own first
+    reading. The layout keeps no link to the detections it was given but their boxes (as
+    counted_detections matches them), so a changed detection's record is the one with its box."""
+    read_as = {_box_key(detections[s.index]["box"]): detections[s.index]["tile"] for s in changes}
+    return [dict(t, read_as=read_as[_box_key(t["box"])]) if _box_key(t["box"]) in read_as else t for t in tiles]

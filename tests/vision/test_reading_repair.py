@@ -62,7 +62,8 @@ def test_one_misread_tile_is_repaired_with_the_second_choice():
     assert result["warnings"][0] == (
         "tile read as W9 taken as W7 (the detector's second choice) so that the hand wins; check it")
     [tile] = [t for t in result["tiles"] if t["box"] == box]
-    assert tile["tile"] == "W7" and tile["score"] == 0.3
+    assert tile["tile"] == "W7" and tile["score"] == 0.3 and tile["read_as"] == "W9"
+    assert [t for t in result["tiles"] if "read_as" in t] == [tile]  # only the changed tile says it
     assert dets[W7]["tile"] == "W9"  # the input is not changed
 
 
@@ -83,6 +84,7 @@ def test_two_misread_tiles_are_repaired_by_a_pair():
     assert result["score"]["total"] == true_total()
     assert [(c["from"], c["to"]) for c in repairs(result)[0]] == [("W9", "W7"), ("B8", "B2")]
     assert "check them" in result["warnings"][0]
+    assert sorted((t["read_as"], t["tile"]) for t in result["tiles"] if "read_as" in t) == [("B8", "B2"), ("W9", "W7")]
 
 
 def test_pairs_are_tried_only_when_no_single_change_wins():
@@ -183,10 +185,15 @@ def test_analyze_answers_the_repair_as_a_warning_with_chinese_text_and_marks_the
 
     box = detail["params"]["changes"][0]["box"]
     [tile] = [t for t in result["tiles"] if t["box"] == box]
-    assert tile["low_confidence"] is False
-    out = annotate(np.full((600, 1200, 3), 70, np.uint8), result)
+    assert tile["low_confidence"] is False and tile["read_as"] == "W9"
+    background = np.full((600, 1200, 3), 70, np.uint8)
+    out = annotate(background, result)
     left_edge = tuple(out[int((box[1] + box[3]) / 2), int(box[0])])
     assert left_edge == LOW_CONFIDENCE_COLOUR != ROLE_COLOURS["concealed"]
+    # the mark follows the tile's own `read_as`, not the warning's box
+    unmarked = dict(result, tiles=[{k: v for k, v in t.items() if k != "read_as"} for t in result["tiles"]])
+    out = annotate(background, unmarked)
+    assert tuple(out[int((box[1] + box[3]) / 2), int(box[0])]) == ROLE_COLOURS["concealed"]
 
 
 class MisreadsOneTile:
