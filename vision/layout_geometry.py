@@ -53,6 +53,7 @@ class Tile:
     across: float = 0.0
     sideways: bool = False
     cut: bool = False  # the box touches the photo's edge: the tile may be cut off
+    pitch: float = 0.0  # centre to centre of touching tiles in its row (0: not measured)
 
     @property
     def is_flower(self) -> bool:
@@ -303,12 +304,20 @@ def groups(rows: list[list[Tile]], width: float) -> list[Group]:
     for r, row in enumerate(rows):
         _mark_sideways(row)
         run: list[Tile] = [row[0]]
-        for t, split in zip(row[1:], _splits(row, width)):
+        splits = _splits(row, width)
+        for t, split in zip(row[1:], splits):
             if split:
                 groups.append(_split_flowers(run, r))
                 run = []
             run.append(t)
         groups.append(_split_flowers(run, r))
+        # The spacing of touching tiles measures a tile along the row better than its box
+        # (seen at a low angle, a tile's box says little of its width).
+        touching = [b.u - a.u for a, b, split in zip(row, row[1:], splits)
+                    if not split and not a.sideways and not b.sideways]
+        pitch = _median(touching) if len(touching) >= 2 else 0.0
+        for t in row:
+            t.pitch = pitch
     return groups
 
 
@@ -322,9 +331,18 @@ def _split_flowers(run: list[Tile], row: int) -> Group:
 
 
 def gaps(a: Group, b: Group, width: float) -> tuple[float, float]:
-    """(along, across) empty space between two groups, in tile widths."""
+    """(along, across) empty space between two groups, in tile widths (along a row whose
+    spacing is measured, in that spacing: centre to centre of the facing tiles, less theirs)."""
     along = max(0.0, max(a.start, b.start) - min(a.end, b.end)) / width
     across = max(0.0, abs(a.v - b.v) - (a.across + b.across) / 2) / width
+    first, second = (a, b) if a.start <= b.start else (b, a)
+    if a.row == b.row and first.members and second.members:
+        x = max(first.members, key=lambda t: t.u)
+        y = min(second.members, key=lambda t: t.u)
+        if x.pitch and y.pitch and y.u > x.u:
+            pitch = (x.pitch + y.pitch) / 2
+            touching = pitch * (1 + SIDEWAYS_EXTRA * (x.sideways + y.sideways) / 2)
+            along = max(0.0, y.u - x.u - touching) / pitch
     return along, across
 
 

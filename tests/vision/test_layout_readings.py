@@ -168,3 +168,19 @@ def test_of_two_unsure_tiles_the_less_sure_is_the_one_left_out():
     assert r["strays"] == [5]
     without_b4 = {**r["hand"], "concealed": "B2 B2 B2 B2 B3 B3 B4 B4 B5 B5 B7 B8 B9".split()}
     assert scoring.score_hand(without_b4)["total"] > r["score"]["total"]
+
+
+def test_groups_are_linked_by_the_spacing_of_touching_tiles_when_boxes_are_narrow():
+    # Seen at a low angle, tiles standing in a row show boxes much narrower than their spacing
+    # (22 px boxes, 40 px apart); the gaps between groups (0.6 tile) are measured in that spacing,
+    # not in box widths (which would make them 1.9 tiles wide, too far apart for one hand).
+    dets, x = [], 100.0
+    for group in ["B6 B6 W6 W5", "W7", "W3 W4 W5", "T7 T8 T9", "B2 B3 B4"]:
+        for code in group.split():
+            dets.append({"tile": code, "box": [x, 100.0, x + 22.0, 140.0], "score": 0.95})
+            x += 40.0
+        x += 24.0
+    r = read(dets)
+    assert r["error"] is None, r["error"]
+    assert r["hand"]["win_tile"] == "W7" and sorted(r["hand"]["concealed"]) == ["B6", "B6", "W5", "W6"]
+    assert len(r["hand"]["melds"]) == 3
