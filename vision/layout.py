@@ -10,8 +10,9 @@ The stages, each over plain data:
    wins and the others come back as alternatives with a warning
    (vision.layout_warnings: a code, its params and the English text).
 
-Flowers (H1-H8) count wherever they lie. Tiles are never invented: when the
-count cannot make a winning hand the answer says what is off.
+Flowers (H1-H8) near the hand count wherever they lie, except a neighbour's (turned across
+the hand's rows, outside them) and those lying among tiles left out. Tiles are never
+invented: when the count cannot make a winning hand the answer says what is off.
 """
 from __future__ import annotations
 
