@@ -20,6 +20,8 @@ const TEXT = {
     below_min: "不够{n}{unit}起和", no_tiles: "照片里没有找到牌。", need_win: "请点一张牌设为和牌。",
     meld_size: "每个副露需要 3 或 4 张牌。", busy: "服务器忙，请稍后再试。", failed: "出错了",
     use_alt: "改用这个读法", network: "网络错误，请重试。", not_set: "—（无）", winds: { E: "东", S: "南", W: "西", N: "北" },
+    confirm: "没错", doubt_read_as: "识别为{read} {code}，按{tile}计算才能和牌，请核对。",
+    doubt_unsure: "这张牌识别把握不大（{score}），请核对。",
   },
   en: {
     tagline: "MCR mahjong scorer", take_photo: "Take photo", pick_photo: "Pick from gallery",
@@ -38,6 +40,8 @@ const TEXT = {
     busy: "The server is busy; try again in a moment.", failed: "Something went wrong",
     use_alt: "Use this reading", network: "Network error; please retry.", not_set: "— (none)",
     winds: { E: "East", S: "South", W: "West", N: "North" },
+    confirm: "It's right", doubt_read_as: "read as {read} {code}; scored as {tile} so that the hand wins; check it.",
+    doubt_unsure: "read with low confidence ({score}); check it.",
   },
 };
 
@@ -126,6 +130,7 @@ const state = {
     kong_replacement: false, robbing_kong: false, fourth_tile: false },
   extra: {},         // the chosen rule set's own context fields (its context_fields in GET /rules)
   analysis: null,
+  doubts: [],        // tiles of the photo to check: [{code, read_as, score, where}] (doubtsOf)
   photoError: null,  // () => text of the photo's error, or null
   scoreSeq: 0,
 };
@@ -266,11 +271,72 @@ function changed() {
   rescore();
 }
 
+// ---------- tiles to check (read with low confidence, or read as another tile) ----------
+
+const HAND_AREAS = { concealed: "concealed", meld: "meld", win: "win", flower: "flowers" };
+
+// The photo's tiles the player should check: those the analysis says were read with low
+// confidence or scored as another tile than the detector read (`read_as`, the reading repair).
+function doubtsOf(analysis) {
+  return (analysis.tiles || [])
+    .filter((x) => (x.read_as || x.low_confidence) && (!analysis.hand || x.role in HAND_AREAS))
+    .map((x) => ({ code: x.tile, read_as: x.read_as || null, score: x.score, where: HAND_AREAS[x.role] || "concealed" }));
+}
+
+// Every tile of the hand with its place, in the order the page shows them.
+function handPlaces() {
+  const h = state.hand, out = [];
+  h.concealed.forEach((c, i) => out.push([{ where: "concealed", index: i }, c]));
+  h.melds.forEach((m, k) => m.tiles.forEach((c, i) => out.push([{ where: "meld", meld: k, index: i }, c])));
+  if (h.win_tile) out.push([{ where: "win" }, h.win_tile]);
+  h.flowers.forEach((c, i) => out.push([{ where: "flowers", index: i }, c]));
+  return out;
+}
+
+const placeKey = (place) => `${place.where}:${place.meld ?? ""}:${place.index ?? ""}`;
+
+// Which hand tile each doubt marks (placeKey -> doubt): a tile of its code in its part of the
+// hand, else anywhere (the player may have moved it); one doubt per tile.
+function doubtPlaces() {
+  const places = handPlaces(), marked = new Map();
+  for (const doubt of state.doubts) {
+    const free = places.filter(([p, c]) => c === doubt.code && !marked.has(placeKey(p)));
+    const hit = free.find(([p]) => p.where === doubt.where) || free[0];
+    if (hit) marked.set(placeKey(hit[0]), doubt);
+  }
+  return marked;
+}
+
+function dropDoubt(doubt) { state.doubts = state.doubts.filter((d) => d !== doubt); }
+
+function doubtText(doubt) {
+  if (doubt.read_as) {
+    return t("doubt_read_as").replace("{read}", tileNameZh(doubt.read_as)).replace("{code}", doubt.read_as)
+      .replace("{tile}", state.lang === "zh" ? tileNameZh(doubt.code) : doubt.code);
+  }
+  return t("doubt_unsure").replace("{score}", Number(doubt.score).toFixed(2));
+}
+
+// A tile of the hand: tapping it opens the sheet; a tile to check is marked (amber, "?").
+function handTile(code, place, doubts) {
+  const doubt = doubts.get(placeKey(place));
+  const b = tileButton(code, () => tapTile(place), doubt ? "doubt" : "");
+  if (doubt) {
+    const badge = document.createElement("span");
+    badge.className = "badge";
+    badge.textContent = "?";
+    b.append(badge);
+    b.setAttribute("aria-label", `${code} ?`);
+  }
+  return b;
+}
+
 // ---------- the tile sheet (palette and actions) ----------
 
 // stayOpen: the palette stays up after a pick, to add several tiles in a row.
 function openSheet(title, actions, paletteTiles, onPick, selected, stayOpen) {
   $("sheet-title").textContent = title;
+  showSheetNote(null);
   const box = $("sheet-actions");
   box.replaceChildren();
   for (const [label, fn, id] of actions) {
@@ -293,9 +359,17 @@ function openSheet(title, actions, paletteTiles, onPick, selected, stayOpen) {
 
 function closeSheet() { $("sheet").hidden = true; }
 
+function showSheetNote(text) {
+  $("sheet-note").hidden = !text;
+  $("sheet-note").textContent = text || "";
+}
+
 function tapTile(place) {
   const code = codeAt(place);
-  const actions = [[t("remove"), () => removeAt(place), "act-remove"]];
+  const doubt = doubtPlaces().get(placeKey(place));
+  const settled = (fn) => (...args) => { if (doubt) dropDoubt(doubt); fn(...args); };  // the tile is checked once acted on
+  const actions = [[t("remove"), settled(() => removeAt(place)), "act-remove"]];
+  if (doubt) actions.unshift([t("confirm"), settled(() => {}), "act-confirm"]);
   if (place.where === "concealed") {
     actions.push([t("set_win"), () => markWinning(place), "act-win"]);
     state.hand.melds.forEach((m, i) => {
@@ -306,7 +380,8 @@ function tapTile(place) {
     actions.push([t("to_concealed"), () => moveToConcealed(place), "act-concealed"]);
   }
   const palette = place.where === "flowers" ? FLOWER_TILES : PLAY_TILES;
-  openSheet(`${t("change_tile")} (${tileLabel(code).code})`, actions, palette, (c) => setCode(place, c), code);
+  openSheet(`${t("change_tile")} (${tileLabel(code).code})`, actions, palette, settled((c) => setCode(place, c)), code);
+  if (doubt) showSheetNote(doubtText(doubt));
 }
 
 function tapAdd(where, meldIndex) {
@@ -328,8 +403,9 @@ function renderHand() {
   const h = state.hand;
   $("hand").hidden = $("conditions").hidden = $("score").hidden = !h;
   if (!h) return;
+  const doubts = doubtPlaces();
   const concealed = $("concealed");
-  concealed.replaceChildren(...h.concealed.map((c, i) => tileButton(c, () => tapTile({ where: "concealed", index: i }))),
+  concealed.replaceChildren(...h.concealed.map((c, i) => handTile(c, { where: "concealed", index: i }, doubts)),
     addButton(() => tapAdd("concealed"), t("add_tile")));
 
   const melds = $("melds");
@@ -364,7 +440,7 @@ function renderHand() {
     head.append(drop);
     const tiles = document.createElement("div");
     tiles.className = "tiles";
-    tiles.append(...meld.tiles.map((c, i) => tileButton(c, () => tapTile({ where: "meld", meld: m, index: i }))));
+    tiles.append(...meld.tiles.map((c, i) => handTile(c, { where: "meld", meld: m, index: i }, doubts)));
     if (meld.tiles.length < 4) tiles.append(addButton(() => tapAdd("meld", m), t("add_tile")));
     group.append(head, tiles);
     melds.append(group);
@@ -372,10 +448,10 @@ function renderHand() {
   $("add-meld").hidden = h.melds.length >= 4;
 
   const win = $("win-tile");
-  win.replaceChildren(h.win_tile ? tileButton(h.win_tile, () => tapTile({ where: "win" }))
+  win.replaceChildren(h.win_tile ? handTile(h.win_tile, { where: "win" }, doubts)
     : addButton(() => tapAdd("win"), t("win_tile")));
   const flowers = $("flowers");
-  flowers.replaceChildren(...h.flowers.map((c, i) => tileButton(c, () => tapTile({ where: "flowers", index: i }))));
+  flowers.replaceChildren(...h.flowers.map((c, i) => handTile(c, { where: "flowers", index: i }, doubts)));
   if (h.flowers.length < 8) flowers.append(addButton(() => tapAdd("flowers"), t("flowers")));
 }
 
@@ -718,6 +794,7 @@ async function uploadPhoto(original) {
       return;
     }
     state.analysis = body;
+    state.doubts = doubtsOf(body);
     renderAnalysis();
     if (body.hand) {
       loadHand(body.hand);
@@ -755,6 +832,7 @@ function init() {
   }
   $("manual").addEventListener("click", () => {
     state.analysis = null;
+    state.doubts = [];
     renderAnalysis();
     loadHand({ concealed: [], melds: [], win_tile: null, flowers: [] });
     changed();
