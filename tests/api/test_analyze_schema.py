@@ -12,19 +12,6 @@ from api.schemas import WARNING_MODELS, WarningDetail
 from synth_hand import SYNTH_PHOTO, TrueBoxes
 from vision.layout_warnings import WARNING_CODES, warning
 
-READING = {"win_tile": "B4", "win_apart": False, "melds": [["W1", "W2", "W3"]], "left_out": ["T9", "BACK"]}
-SAMPLES = {  # params as vision.layout_warnings builds them
-    "tile_read_two_ways": {"kept": "B5", "kept_score": 0.8, "other": "BACK", "other_score": 0.1},
-    "win_tile_not_apart": {"tile": "B4"},
-    "hidden_kong_tile_unknown": {"total": 12, "tiles": ["W5", "J1"], "min_total": 10, "max_total": 14},
-    "unusual_layout": {"reading": READING},
-    "grouping_ambiguous": {"reading": dict(READING, win_apart=True, left_out=None)},
-    "strays_left_out": {"count": 2, "tiles": ["H1", "BACK"]},
-    "low_confidence": {"threshold": 0.5, "tiles": [{"tile": "F4", "score": 0.07}]},
-    "reading_repaired": {"changes": [{"from": "H6", "to": "W5", "choice": 2, "box": [10.0, 20.0, 50.0, 80.5]},
-                                     {"from": "W9", "to": "W7", "choice": 3, "box": [60.0, 20.0, 100.0, 80.5]}]},
-}
-
 
 @pytest.fixture(scope="module")
 def openapi():
@@ -49,11 +36,11 @@ def test_the_schema_declares_warning_details_readings_and_error_params(openapi):
     assert "params" in schemas["ErrorDetail"]["properties"]
 
 
-def test_every_warning_code_has_a_model_that_keeps_all_its_params():
+def test_every_warning_code_has_a_model_that_keeps_all_its_params(warning_samples):
     assert {m.model_fields["code"].annotation.__args__[0] for m in WARNING_MODELS} == set(WARNING_CODES)
     adapter = TypeAdapter(WarningDetail)
-    assert set(SAMPLES) == set(WARNING_CODES), "a new warning code needs a sample here"
-    for code, params in SAMPLES.items():
+    assert set(warning_samples) == set(WARNING_CODES), "a new warning code needs a sample in the root conftest.py"
+    for code, params in warning_samples.items():
         record = warning(code, **params)
         assert adapter.dump_python(adapter.validate_python(record), mode="json") == record
 

@@ -19,18 +19,6 @@ from synth_hand import SYNTH_PHOTO
 require_chromium()
 from playwright import sync_api  # noqa: E402
 
-READING = {"win_tile": "B4", "win_apart": False, "melds": [["W1", "W2", "W3"], ["J1", "J1", "J1"]], "left_out": ["T9"]}
-WARNING_SAMPLES = {
-    "tile_read_two_ways": {"kept": "B5", "kept_score": 0.8, "other": "BACK", "other_score": 0.1},
-    "win_tile_not_apart": {"tile": "B4"},
-    "hidden_kong_tile_unknown": {"total": 12, "tiles": ["W5", "F2"], "min_total": 10, "max_total": 14},
-    "unusual_layout": {"reading": READING},
-    "grouping_ambiguous": {"reading": dict(READING, win_apart=True, left_out=None)},
-    "strays_left_out": {"count": 2, "tiles": ["H1", "BACK"]},
-    "low_confidence": {"threshold": 0.5, "tiles": [{"tile": "F4", "score": 0.07}, {"tile": "T3", "score": 0.4}]},
-    "reading_repaired": {"changes": [{"from": "W9", "to": "W7", "choice": 2, "box": [10.0, 20.0, 50.0, 80.5]},
-                                     {"from": "H6", "to": "W5", "choice": 3, "box": [60.0, 20.0, 100.0, 80.5]}]},
-}
 ERROR_SAMPLES = [layout_error("no_tiles"), layout_error("wrong_tile_count", found=13, needed=14, kongs=0),
                  layout_error("wrong_tile_count", found=17, needed=15, kongs=1),
                  layout_error("wrong_tile_count", found=11, needed=16, kongs=2)]
@@ -71,11 +59,11 @@ def served():
         browser.close()
 
 
-def test_the_page_and_the_annotated_photo_say_every_code_alike(served):
+def test_the_page_and_the_annotated_photo_say_every_code_alike(served, warning_samples):
     _, page = served
-    assert set(WARNING_SAMPLES) == set(WARNING_CODES), "a new warning code needs a sample here"
+    assert set(warning_samples) == set(WARNING_CODES), "a new warning code needs a sample in the root conftest.py"
     assert set(LAYOUT_ERROR_CODES) <= {e["code"] for e in ERROR_SAMPLES}
-    warnings = [warning(code, **params) for code, params in WARNING_SAMPLES.items()]
+    warnings = [warning(code, **params) for code, params in warning_samples.items()]
     shown = page.evaluate(SAY, ["zh", warnings, ERROR_SAMPLES])
     assert shown["warnings"] == [messages_zh.warning_zh(w) for w in warnings]
     assert shown["errors"] == [messages_zh.error_zh(e) for e in ERROR_SAMPLES]

@@ -79,31 +79,25 @@ def test_a_tile_left_out_and_the_unusual_reading():
     ]
 
 
-def test_the_english_texts_of_every_code():
-    reading = {"win_tile": "B4", "win_apart": False, "melds": [["W1", "W2", "W3"], ["J1", "J1", "J1"]], "left_out": []}
-    texts = {
-        "tile_read_two_ways": warning("tile_read_two_ways", kept="B5", kept_score=0.8, other="B6", other_score=0.1),
-        "win_tile_not_apart": warning("win_tile_not_apart", tile="B4"),
-        "hidden_kong_tile_unknown": warning("hidden_kong_tile_unknown", total=12, tiles=["W5"], min_total=10, max_total=14),
-        "unusual_layout": warning("unusual_layout", reading=reading),
-        "grouping_ambiguous": warning("grouping_ambiguous", reading=reading),
-        "strays_left_out": warning("strays_left_out", count=2, tiles=["T1", "BACK"]),
-        "low_confidence": warning("low_confidence", threshold=0.5, tiles=[{"tile": "F4", "score": 0.07}]),
-        "reading_repaired": warning("reading_repaired", changes=[
-            {"from": "W9", "to": "W7", "choice": 2, "box": [10.0, 20.0, 50.0, 80.0]}]),
-    }
-    assert set(texts) == set(WARNING_CODES)
-    assert texts["tile_read_two_ways"]["message"] == "one tile read two ways: B5 (0.80) or B6 (0.10); kept B5"
-    assert texts["hidden_kong_tile_unknown"]["message"].endswith(
-        "scored 12 (as W5), the total most of the possible tiles give (from 10 to 14): "
+def test_the_english_texts_of_every_code(warning_samples):
+    assert set(warning_samples) == set(WARNING_CODES), "a new warning code needs a sample in the root conftest.py"
+    texts = {code: warning(code, **params)["message"] for code, params in warning_samples.items()}
+    assert texts["tile_read_two_ways"] == "one tile read two ways: B5 (0.80) or BACK (0.10); kept B5"
+    assert texts["hidden_kong_tile_unknown"].endswith(
+        "scored 12 (as W5 J1), the total most of the possible tiles give (from 10 to 14): "
         "turn two of its tiles face up for an exact score")
-    assert texts["grouping_ambiguous"]["message"] == (
-        "the grouping can be read more than one way; scored the reading worth most: winning tile B4 "
-        "(not set apart); declared melds: W1W2W3, J1J1J1; left out: none")
-    assert texts["strays_left_out"]["message"] == "2 tiles away from the hand left out: T1 BACK"
-    assert texts["low_confidence"]["message"] == "read with low confidence (below 0.5), check: F4 (0.07)"
-    assert texts["reading_repaired"]["message"] == (
-        "tile read as W9 taken as W7 (the detector's second choice) so that the hand wins; check it")
+    assert texts["unusual_layout"] == (
+        "the tiles do not lie as a hand usually does; read as: winning tile B4 (not set apart); "
+        "declared melds: W1W2W3, J1J1J1; left out: T9 BACK")
+    assert texts["grouping_ambiguous"] == (
+        "the grouping can be read more than one way; scored the reading worth most: winning tile B4; "
+        "declared melds: W1W2W3, J1J1J1")
+    assert describe_reading(dict(warning_samples["unusual_layout"]["reading"], left_out=[])).endswith("left out: none")
+    assert texts["strays_left_out"] == "2 tiles away from the hand left out: H1 BACK"
+    assert texts["low_confidence"] == "read with low confidence (below 0.5), check: F4 (0.07), T3 (0.40)"
+    assert texts["reading_repaired"] == (
+        "tile read as W9 taken as W7 (the detector's second choice); tile read as H6 taken as W5 "
+        "(the detector's third choice) so that the hand wins; check them")
     with pytest.raises(KeyError):
         warning("no_such_code")
 
