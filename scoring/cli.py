@@ -10,7 +10,8 @@ def register(subparsers) -> None:
                               description="Score an MCR hand: fanshot score \"123m456m789m123p5p+5p\" --self-drawn")
     p.add_argument("hand", nargs="?", help="hand in the compact notation, or a hand JSON object")
     p.add_argument("--jsonl", metavar="FILE", help="score one hand JSON per line ('-' for stdin); prints one "
-                   "score JSON per line")
+                   "score JSON per line; the win-condition flags are every line's defaults (a line's own "
+                   "context fields win)")
     p.add_argument("--rules", default="mcr", help="rule set name (default mcr; see --list-rules)")
     p.add_argument("--list-rules", action="store_true", help="list the rule sets and exit")
     p.add_argument("--json", action="store_true", help="print the score JSON instead of a table")
@@ -108,7 +109,11 @@ def _score_command(args) -> int:
             print(f"{rs['name']:16} {rs['title']}{'  (partial)' if rs['partial'] else ''}")
         return 0
     if args.jsonl:
-        return _score_jsonl(args.jsonl, args.rules)
+        try:
+            context = context_from_args(args, args.rules)
+        except HandError as exc:
+            return _error(exc)
+        return _score_jsonl(args.jsonl, args.rules, context)
     if not args.hand:
         print("error: give a hand, e.g. fanshot score \"123m456m789m123p5p+5p\", or --jsonl FILE", file=sys.stderr)
         return 2
@@ -151,7 +156,22 @@ def render_table(score: dict) -> str:
     return "\n".join(lines)
 
 
-def _score_jsonl(path: str, rules: str) -> int:
+def _with_default_context(hand, context: dict):
+    """A JSONL line's hand with `context` (the flags) under its own context fields; a line that
+    is not a hand object, or whose context is not an object, is left for the scorer to refuse."""
+    if not context or not isinstance(hand, dict):
+        return hand
+    own = hand.get("context")
+    if own is None:
+        own = {}
+    if not isinstance(own, dict):
+        return hand
+    return {**hand, "context": {**context, **own}}
+
+
+def _score_jsonl(path: str, rules: str, context: dict | None = None) -> int:
+    """Score each line's hand; `context` (the win-condition flags) fills the fields a line's own
+    context leaves out."""
     from . import HandError, score_hand
     stream = sys.stdin if path == "-" else None
     try:
@@ -169,7 +189,7 @@ def _score_jsonl(path: str, rules: str) -> int:
                     hand = json.loads(line)
                 except json.JSONDecodeError as exc:
                     raise HandError("invalid_hand", f"line {lineno} is not valid JSON: {exc.msg}") from None
-                out = score_hand(hand, rules)
+                out = score_hand(_with_default_context(hand, context or {}), rules)
             except HandError as exc:
                 errors += 1
                 out = exc.to_json()

@@ -114,3 +114,29 @@ def test_lianzhong_flags_are_refused_by_mcr(capsys):
         assert "unknown_context_key" in err and flags[0] in err and "--rules lianzhong" in err
     code, out, err = run(capsys, "score", "123m456m789m123p5p+5p", "--dealer", "--json")
     assert code == 1 and json.loads(out)["error"]["code"] == "unknown_context_key"
+
+
+def test_jsonl_takes_the_win_condition_flags_as_every_lines_defaults(tmp_path, capsys):
+    from scoring import parse_hand, score_hand
+    bare = {k: v for k, v in parse_hand("EEE123m456m789m5p+5p").items() if k != "context"}
+    lines = [bare, {**bare, "context": {"self_drawn": False}}, {**bare, "context": {"seat_wind": "E"}}]
+    path = tmp_path / "hands.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    code, out, _ = run(capsys, "score", "--jsonl", str(path), "--self-drawn", "--seat-wind", "S")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and len(rows) == 3
+    assert [row["hand"]["context"]["self_drawn"] for row in rows] == [True, False, True]
+    assert [row["hand"]["context"]["seat_wind"] for row in rows] == ["S", "S", "E"]
+    expected = [score_hand({**bare, "context": context})["total"] for context in (
+        {"self_drawn": True, "seat_wind": "S"}, {"self_drawn": False, "seat_wind": "S"},
+        {"self_drawn": True, "seat_wind": "E"})]
+    assert [row["total"] for row in rows] == expected and len(set(expected)) == 3
+    without = run(capsys, "score", "--jsonl", str(path))[1]
+    assert [json.loads(line)["hand"]["context"]["self_drawn"] for line in without.splitlines()] == [False, False, False]
+
+
+def test_jsonl_with_a_bad_flag_is_a_message_not_a_traceback(tmp_path, capsys):
+    path = tmp_path / "hands.jsonl"
+    path.write_text("{}\n", encoding="utf-8")
+    code, out, err = run(capsys, "score", "--jsonl", str(path), "--seat-wind", "X")
+    assert code == 1 and out == "" and "invalid_context" in err and "Traceback" not in err
