@@ -184,8 +184,9 @@ def _merges(groups: list[Group], width: float) -> list[tuple[list[Group], int]]:
                     out.append(([g for g in groups if g not in run] + [joined], 1))
         # A single tile beside a longer group may be the first or last tile of its meld
         # (of a pung or chow with the two nearest tiles, of a kong with the three nearest).
-        # A single tile lying sideways there is the meld's claimed tile (a turned tile takes
-        # more room, so it often lies a little apart): joining it is no guess.
+        # A single tile lying sideways beside a pung of its tile is the kong's claimed tile
+        # (a turned tile takes more room, so it often lies a little apart): joining it is no
+        # guess. (Beside two tiles it might be a winning tile laid turned: a guess.)
         for a, b in zip(row, row[1:]):
             if geometry.gaps(a, b, width)[0] > 1.0:
                 continue
@@ -198,7 +199,8 @@ def _merges(groups: list[Group], width: float) -> list[tuple[list[Group], int]]:
                     continue
                 if _meld(joined) is not None:
                     pieces = [joined, rest] if rest.tiles else [joined]
-                    out.append(([g for g in groups if g is not a and g is not b] + pieces, 0 if single.sideways else 1))
+                    claimed_of_kong = single.sideways and take == 3
+                    out.append(([g for g in groups if g is not a and g is not b] + pieces, 0 if claimed_of_kong else 1))
     return out
 
 
