@@ -22,8 +22,22 @@ def require_chromium() -> None:
     pytest.importorskip("playwright.sync_api")
 
 
-def launch_chromium(playwright):
-    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+# A narrow phone screen, as the phone page's tests see it (`browser.new_context(**PHONE)`).
+PHONE = {"viewport": {"width": 360, "height": 740}, "locale": "zh-CN", "device_scale_factor": 2,
+         "is_mobile": True, "has_touch": True}
+
+
+@contextlib.contextmanager
+def chromium():
+    """Debian's chromium, headless, under Playwright; closed on leaving."""
+    from playwright import sync_api
+
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
 
 
 @contextlib.contextmanager

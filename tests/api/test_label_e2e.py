@@ -11,10 +11,9 @@ import time
 import pytest
 from PIL import Image
 
-from browser import launch_chromium, require_chromium, serving
+from browser import chromium, require_chromium, serving
 
 require_chromium()
-from playwright import sync_api  # noqa: E402
 
 DETECTIONS = [
     {"tile": "W1", "box": [40, 40, 120, 160], "score": 0.95},
@@ -55,12 +54,8 @@ def server(folder):
 
 @pytest.fixture
 def page():
-    with sync_api.sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        try:
-            yield browser.new_page(viewport={"width": 1280, "height": 800})
-        finally:
-            browser.close()
+    with chromium() as browser:
+        yield browser.new_page(viewport={"width": 1280, "height": 800})
 
 
 def classes_in(path) -> list[int]:

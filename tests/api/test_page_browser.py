@@ -19,10 +19,9 @@ from synth_hand import SYNTH_PHOTO, SYNTH_RECORD, TrueBoxes
 PHOTO = SYNTH_PHOTO
 RECORD = SYNTH_RECORD
 
-from browser import launch_chromium, require_chromium, serving
+from browser import PHONE, chromium, require_chromium, serving
 
 require_chromium()
-from playwright import sync_api  # noqa: E402
 
 TIMEOUT_MS = 30_000
 
@@ -51,16 +50,13 @@ def exact_detector(server, monkeypatch):
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_api.sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
+    with chromium() as browser:
         yield browser
-        browser.close()
 
 
 @pytest.fixture
 def page(browser, server_url):
-    context = browser.new_context(viewport={"width": 360, "height": 740}, locale="zh-CN",
-                                  device_scale_factor=2, is_mobile=True, has_touch=True)
+    context = browser.new_context(**PHONE)
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     requests: list[str] = []

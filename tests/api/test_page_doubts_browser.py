@@ -13,10 +13,9 @@ import pytest
 import scoring
 from synth_hand import SYNTH_PHOTO, TrueBoxes
 
-from browser import launch_chromium, require_chromium, serving
+from browser import PHONE, chromium, require_chromium, serving
 
 require_chromium()
-from playwright import sync_api  # noqa: E402
 
 TIMEOUT_MS = 30_000
 MISREAD = 3  # the first concealed T4 among the record's boxes
@@ -53,16 +52,13 @@ def server():
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_api.sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
+    with chromium() as browser:
         yield browser
-        browser.close()
 
 
 @pytest.fixture
 def page(browser, server):
-    context = browser.new_context(viewport={"width": 360, "height": 740}, locale="zh-CN",
-                                  device_scale_factor=2, is_mobile=True, has_touch=True)
+    context = browser.new_context(**PHONE)
     page = context.new_page()
     page.set_default_timeout(TIMEOUT_MS)
     page.goto(server[1] + "/")

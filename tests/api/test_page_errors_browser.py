@@ -13,11 +13,10 @@ from scoring.errors import ERROR_CODES
 from vision import messages_zh
 from vision.layout_warnings import LAYOUT_ERROR_CODES, WARNING_CODES, layout_error, warning
 
-from browser import launch_chromium, require_chromium, serving
+from browser import chromium, require_chromium, serving
 from synth_hand import SYNTH_PHOTO
 
 require_chromium()
-from playwright import sync_api  # noqa: E402
 
 ERROR_SAMPLES = [layout_error("no_tiles"), layout_error("wrong_tile_count", found=13, needed=14, kongs=0),
                  layout_error("wrong_tile_count", found=17, needed=15, kongs=1),
@@ -50,13 +49,11 @@ def served():
     from api.app import create_app
 
     app = create_app()
-    with serving(app) as url, sync_api.sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
+    with serving(app) as url, chromium() as browser:
         page = browser.new_page(locale="zh-CN")
         page.goto(url + "/")
         page.wait_for_function("() => window.fanshot && window.fanshot.state")
         yield app, page
-        browser.close()
 
 
 def test_the_page_and_the_annotated_photo_say_every_code_alike(served, warning_samples):

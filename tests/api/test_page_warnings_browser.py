@@ -8,10 +8,9 @@ import pytest
 
 from vision.layout_warnings import WARNING_CODES, describe_reading, warning
 
-from browser import launch_chromium, require_chromium, serving
+from browser import chromium, require_chromium, serving
 
 require_chromium()
-from playwright import sync_api  # noqa: E402
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -30,13 +29,11 @@ RENDER = """([lang, analysis]) => {
 def page():
     from api.app import create_app
 
-    with serving(create_app()) as url, sync_api.sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
+    with serving(create_app()) as url, chromium() as browser:
         page = browser.new_page(locale="zh-CN")
         page.goto(url + "/")
         page.wait_for_function("() => window.fanshot && window.fanshot.state")
         yield page
-        browser.close()
 
 
 @pytest.fixture
@@ -64,7 +61,7 @@ def test_chinese_text_for_every_code(page, analysis_with_every_warning):
     assert "10 到 14" in texts["hidden_kong_tile_unknown"] and "五万、中" in texts["hidden_kong_tile_unknown"]
     assert "九条" not in texts["strays_left_out"] and "春、牌背" in texts["strays_left_out"]
     assert "北（0.07）、三条（0.40）" in texts["low_confidence"]
-    assert "九万的牌按七万计算（识别的第二选择）；识别为兰的牌按五万计算（识别的第三选择）" in texts["reading_repaired"]
+    assert "九万的牌按七万计算（识别的第二选择）；识别为兰的牌按五万计算（识别的第三选择）；一张识别把握很小的牌按三饼计算（识别的第一选择）" in texts["reading_repaired"]
     assert shown["warnings"][-1][1] == "a newer server's warning"  # an unknown code: the English
     [alternative] = shown["alternatives"]
     assert "和牌四饼（未单独放开）；副露：一二三万、中中中；未计入：九条、牌背" in alternative and alternative.endswith("→ 9")
