@@ -26,7 +26,9 @@ WARNING_SAMPLES = {
     "strays_left_out": {"count": 2, "tiles": ["H1", "BACK"]},
     "low_confidence": {"threshold": 0.5, "tiles": [{"tile": "F4", "score": 0.07}, {"tile": "T3", "score": 0.4}]},
     "reading_repaired": {"changes": [{"from": "W9", "to": "W7", "choice": 2, "box": [10.0, 20.0, 50.0, 80.5]},
-                                     {"from": "H6", "to": "W5", "choice": 3, "box": [60.0, 20.0, 100.0, 80.5]}]},
+                                     {"from": "H6", "to": "W5", "choice": 3, "box": [60.0, 20.0, 100.0, 80.5]},
+                                     {"from": None, "to": "B3", "choice": 1, "box": [110.0, 20.0, 150.0, 80.5],
+                                      "added": True}]},
 }
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from .errors import ErrorDetail
 
@@ -153,10 +153,20 @@ class LowConfidenceParams(BaseModel):
 
 
 class RepairedTile(BaseModel):
-    from_: DetectedTile = Field(alias="from", description="the tile as the detector read it")
+    from_: Optional[DetectedTile] = Field(alias="from", description="the tile as the detector read it; "
+                                          "null for an added tile")
     to: DetectedTile = Field(description="the tile scored instead: one of the detector's next choices")
     choice: int = Field(description="its place among the detector's choices for that tile, 1 = first")
     box: list[float] = Field(description="the tile's box, [x1, y1, x2, y2] in pixels, as in `tiles`")
+    added: Optional[bool] = Field(None, description="true: a faint box the finder scored under its threshold, "
+                                  "added to a hand one tile short (its tile is marked low_confidence)")
+
+    @model_serializer(mode="wrap")
+    def _without_unset_added(self, handler) -> dict:  # a substitution's record says no `added`
+        data = handler(self)
+        if data.get("added") is None:
+            data.pop("added", None)
+        return data
 
     model_config = {"populate_by_name": True, "serialize_by_alias": True}
 

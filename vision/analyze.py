@@ -24,8 +24,11 @@ import numpy as np
 
 from vision.layout import build_hand
 from vision.one_set import assign_one_set
-from vision.reading_repair import needs_repair, repair
+from vision.reading_repair import MIN_ADDED_SCORE, needs_repair, repair
 
+# Boxes the finder scores from this up to its threshold are the weak boxes a hand one tile short
+# may take one of (vision.reading_repair); a weaker box has no candidate the repair may add.
+WEAK_FLOOR = MIN_ADDED_SCORE
 RESULT_KEYS = ("tiles", "hand", "score", "warnings", "warning_details", "alternatives")
 
 
@@ -44,8 +47,14 @@ def normalize_context(context: dict | None, rules: str = "mcr") -> dict:
 
 def detect_hand(detector: Detector, rgb: np.ndarray) -> list[dict]:
     """The detector's tiles of a photo of one player's hand, read as one tile set can hold
-    them (vision.one_set: at most four of a tile, one of each flower)."""
-    return assign_one_set(detector.detect(rgb))
+    them (vision.one_set: at most four of a tile, one of each flower). When the detector has
+    `detect_with_weak`, its weak boxes (finder score from WEAK_FLOOR up to its threshold) follow,
+    marked `"weak": True`: not tiles of the reading, only offered to the reading repair of a
+    hand one tile short (analyze_detections)."""
+    if not hasattr(detector, "detect_with_weak"):
+        return assign_one_set(detector.detect(rgb))
+    detections, weak = detector.detect_with_weak(rgb, WEAK_FLOOR)
+    return assign_one_set(detections) + [dict(d, weak=True) for d in weak]
 
 
 def analyze_rgb(
@@ -74,15 +83,19 @@ def analyze_detections(
 
     When the tiles make no winning hand and the detections carry `candidates`, the most
     likely reading with the detector's next choices that wins is the answer, with a
-    `reading_repaired` warning (vision.reading_repair; `repair_reading=False`: never)."""
+    `reading_repaired` warning (vision.reading_repair; `repair_reading=False`: never).
+    Detections marked `"weak": True` (detect_hand's weak boxes) are no tiles of the reading:
+    only a hand one tile short may take one of them in that repair."""
     context = normalize_context(context, rules)
+    weak = [{k: v for k, v in d.items() if k != "weak"} for d in detections if d.get("weak")]
+    detections = [d for d in detections if not d.get("weak")]
 
     def layout_of(dets: list[dict]) -> dict:
         return build_hand(dets, image_size, context, rules)
 
     layout = layout_of(detections)
     if repair_reading and needs_repair(layout):
-        layout = repair(detections, layout, layout_of) or layout
+        layout = repair(detections, layout, layout_of, weak) or layout
     return {
         "tiles": layout["tiles"],
         "hand": layout["hand"],

@@ -220,48 +220,67 @@ class Detector:
         self._finder_input = self._finder.get_inputs()[0].name
         self._classifier_input = self._classifier.get_inputs()[0].name
 
-    def _find_once(self, rgb: np.ndarray, conf: float) -> tuple[np.ndarray, np.ndarray, float]:
-        """One finder pass: boxes (xyxy in pixels of `rgb`), scores, and the letterbox scale."""
+    def _find_once(self, rgb: np.ndarray, confs: tuple[float, ...]) -> tuple[list[tuple[np.ndarray, np.ndarray]], float]:
+        """One finder pass: for each threshold of `confs`, the boxes (xyxy in pixels of `rgb`) and
+        scores at or above it (one network run, decoded once per threshold); and the letterbox scale."""
         canvas, scale, (pad_x, pad_y) = letterbox(rgb, self.finder_size)
         blob = canvas.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
         output = self._finder.run(None, {self._finder_input: blob})[0][0]
-        boxes, scores, _ = decode_yolo(output, conf, self.finder_iou)
-        boxes = (boxes - np.array([pad_x, pad_y, pad_x, pad_y], np.float32)) / scale
         height, width = rgb.shape[:2]
-        boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, width)
-        boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, height)
-        return boxes, scores, scale
+        found = []
+        for conf in confs:
+            boxes, scores, _ = decode_yolo(output, conf, self.finder_iou)
+            boxes = (boxes - np.array([pad_x, pad_y, pad_x, pad_y], np.float32)) / scale
+            boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, width)
+            boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, height)
+            found.append((boxes, scores))
+        return found, scale
 
-    def _find(self, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-        """The finder on `rgb`, and when the model asks for it (`finder.mirror_view`) on its mirror
-        image too, the two views merged by `fuse_views` (each view kept down to half the threshold)."""
+    def _find(self, rgb: np.ndarray, confs: tuple[float, ...]) -> tuple[list[tuple[np.ndarray, np.ndarray]], float]:
+        """The finder on `rgb` at each threshold of `confs`, and when the model asks for it
+        (`finder.mirror_view`) on its mirror image too, the two views merged by `fuse_views`
+        (each view kept down to half the threshold)."""
         if not self.finder_mirror:
-            return self._find_once(rgb, self.finder_conf)
-        boxes, scores, scale = self._find_once(rgb, self.finder_conf / 2)
-        mirrored, mirrored_scores, _ = self._find_once(np.ascontiguousarray(rgb[:, ::-1]), self.finder_conf / 2)
-        mirrored[:, [0, 2]] = rgb.shape[1] - mirrored[:, [2, 0]]
-        boxes, scores = fuse_views(boxes, scores, mirrored, mirrored_scores, self.finder_conf)
-        return boxes, scores, scale
+            return self._find_once(rgb, confs)
+        views, scale = self._find_once(rgb, tuple(c / 2 for c in confs))
+        mirrored_views, _ = self._find_once(np.ascontiguousarray(rgb[:, ::-1]), tuple(c / 2 for c in confs))
+        found = []
+        for conf, (boxes, scores), (mirrored, mirrored_scores) in zip(confs, views, mirrored_views):
+            mirrored[:, [0, 2]] = rgb.shape[1] - mirrored[:, [2, 0]]
+            found.append(fuse_views(boxes, scores, mirrored, mirrored_scores, conf))
+        return found, scale
 
     def find_tiles(self, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Stage 1: tile boxes (xyxy in pixels of `rgb`) and their finder scores.
+        """Stage 1: tile boxes (xyxy in pixels of `rgb`) and their finder scores."""
+        return self._find_tiles(rgb, None)[0]
+
+    def _find_tiles(
+        self, rgb: np.ndarray, floor: float | None
+    ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray] | None]:
+        """Stage 1: the tile boxes (xyxy in pixels of `rgb`) and finder scores at or above the
+        threshold, and (when `floor` is given) those of the same view scoring from `floor` up to
+        the threshold (not yet told apart from the kept ones' twins).
 
         When the tiles come out small in the finder's input (a hand in a corner of a wide
         photo), the finder looks again at the region around them, at a larger scale.
         """
-        boxes, scores, scale = self._find(rgb)
+        confs = (self.finder_conf,) if floor is None else (self.finder_conf, min(floor, self.finder_conf))
+        found, scale = self._find(rgb, confs)
+        (boxes, scores), weak = found[0], _below(found, self.finder_conf)
         if not self.zoom_below or len(boxes) == 0:
-            return boxes, scores
+            return (boxes, scores), weak
         tile_size = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
         if tile_size * scale >= self.zoom_below:
-            return boxes, scores
+            return (boxes, scores), weak
         x1, y1, x2, y2 = zoom_region(boxes, rgb.shape[1], rgb.shape[0], margin=tile_size)
         if (x2 - x1) * (y2 - y1) > 0.6 * rgb.shape[0] * rgb.shape[1]:
-            return boxes, scores
-        zoomed, zoomed_scores, _ = self._find(rgb[y1:y2, x1:x2])
-        if len(zoomed) < len(boxes):
-            return boxes, scores
-        return zoomed + np.array([x1, y1, x1, y1], np.float32), zoomed_scores
+            return (boxes, scores), weak
+        zoomed, _ = self._find(rgb[y1:y2, x1:x2], confs)
+        if len(zoomed[0][0]) < len(boxes):
+            return (boxes, scores), weak
+        offset = np.array([x1, y1, x1, y1], np.float32)
+        zoomed = [(b + offset, s) for b, s in zoomed]
+        return zoomed[0], _below(zoomed, self.finder_conf)
 
     def classify(self, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """Stage 2: class probabilities (len(boxes), 43) for each box."""
@@ -282,24 +301,54 @@ class Detector:
         [{"tile", "box": [x1, y1, x2, y2], "score", "candidates": [[tile, score], ...]}];
         `candidates` are the CANDIDATES best classes by score (finder score x class probability,
         as `score`), best first, the first being `tile` and `score` (vision.one_set uses them)."""
+        return self._detect(rgb, None)[0]
+
+    def detect_with_weak(self, rgb: np.ndarray, floor: float) -> tuple[list[dict], list[dict]]:
+        """`detect`'s tiles, and the *weak* ones: boxes the finder scored from `floor` up to its
+        threshold, named like the others (same dicts), left out of the tiles. A weak box that is
+        the same tile as a kept one or a better weak one (suppress_duplicates' rule) is left out.
+        One finder and classifier pass for both (vision.reading_repair may add a weak tile to a
+        hand one tile short)."""
+        return self._detect(rgb, floor)
+
+    def _detect(self, rgb: np.ndarray, floor: float | None) -> tuple[list[dict], list[dict]]:
         if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
             raise ValueError("detect() expects an RGB uint8 array of shape (H, W, 3)")
-        boxes, find_scores = self.find_tiles(rgb)
-        probs = self.classify(rgb, boxes)
+        (boxes, find_scores), weak = self._find_tiles(rgb, floor)
+        weak_boxes, weak_find = weak if weak is not None else (np.zeros((0, 4), np.float32), np.zeros(0, np.float32))
+        all_boxes = np.concatenate([boxes.reshape(-1, 4), weak_boxes.reshape(-1, 4)])
+        all_find = np.concatenate([find_scores, weak_find])
+        probs = self.classify(rgb, all_boxes)
         class_ids = probs.argmax(axis=1)
-        scores = find_scores * probs[np.arange(len(class_ids)), class_ids]
-        detections = []
-        for i in suppress_duplicates(boxes, scores):
-            detections.append(
-                {
-                    "tile": self.classes[int(class_ids[i])],
-                    "box": [round(float(v), 1) for v in boxes[i]],
-                    "score": round(float(scores[i]), 4),
-                    "candidates": self._candidates(probs[i], class_ids[i], find_scores[i]),
-                }
-            )
-        detections.sort(key=lambda d: (d["box"][0], d["box"][1]))
-        return detections
+        scores = all_find * probs[np.arange(len(class_ids)), class_ids]
+        kept = suppress_duplicates(boxes, scores[: len(boxes)])
+        # the weak boxes rank after every kept tile: one that is the same tile as a kept one goes
+        rank = np.concatenate([np.full(len(kept), 2.0), scores[len(boxes):]])
+        order = np.concatenate([kept, np.arange(len(boxes), len(all_boxes))]).astype(np.int64)
+        weak_kept = [int(order[j]) for j in suppress_duplicates(all_boxes[order], rank) if j >= len(kept)]
+
+        def record(i: int) -> dict:
+            return {
+                "tile": self.classes[int(class_ids[i])],
+                "box": [round(float(v), 1) for v in all_boxes[i]],
+                "score": round(float(scores[i]), 4),
+                "candidates": self._candidates(probs[i], class_ids[i], all_find[i]),
+            }
+
+        def left_to_right(found: list[dict]) -> list[dict]:
+            return sorted(found, key=lambda d: (d["box"][0], d["box"][1]))
+
+        return left_to_right([record(int(i)) for i in kept]), left_to_right([record(i) for i in weak_kept])
+
+
+def _below(found: list[tuple[np.ndarray, np.ndarray]], conf: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """Of `_find`'s answers at (threshold, floor), the floor's boxes scoring under the threshold;
+    None without a floor."""
+    if len(found) < 2:
+        return None
+    boxes, scores = found[1]
+    under = scores < conf
+    return boxes[under], scores[under]
 
 
 _detectors: dict[tuple[Path, int], Detector] = {}

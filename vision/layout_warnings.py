@@ -66,7 +66,8 @@ _ORDINALS = ("first", "second", "third", "fourth")
 
 
 def _reading_repaired(changes: list[dict]) -> str:
-    said = "; ".join(f"tile read as {c['from']} taken as {c['to']} (the detector's "
+    said = "; ".join((f"a faint tile (under the detector's threshold) taken as {c['to']}" if c.get("added") else
+                      f"tile read as {c['from']} taken as {c['to']}") + " (the detector's "
                      f"{_ORDINALS[c['choice'] - 1] if 0 < c['choice'] <= len(_ORDINALS) else c['choice']} choice)"
                      for c in changes)
     return f"{said} so that the hand wins; check {'it' if len(changes) == 1 else 'them'}"

@@ -54,7 +54,8 @@ _CHOICE_ZH = "一二三四"
 
 
 def _reading_repaired(p: dict) -> str:
-    said = "；".join(f"识别为{tile_name(c['from'])}的牌按{tile_name(c['to'])}计算（识别的第"
+    said = "；".join(("一张识别把握很小的牌" if c.get("added") else f"识别为{tile_name(c['from'])}的牌")
+                    + f"按{tile_name(c['to'])}计算（识别的第"
                     f"{_CHOICE_ZH[c['choice'] - 1] if 0 < c['choice'] <= len(_CHOICE_ZH) else c['choice']}选择）"
                     for c in p["changes"])
     return f"{said}，这样才能和牌，请核对"

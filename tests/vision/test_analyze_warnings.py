@@ -97,7 +97,8 @@ def test_the_english_texts_of_every_code(warning_samples):
     assert texts["low_confidence"] == "read with low confidence (below 0.5), check: F4 (0.07), T3 (0.40)"
     assert texts["reading_repaired"] == (
         "tile read as W9 taken as W7 (the detector's second choice); tile read as H6 taken as W5 "
-        "(the detector's third choice) so that the hand wins; check them")
+        "(the detector's third choice); a faint tile (under the detector's threshold) taken as B3 "
+        "(the detector's first choice) so that the hand wins; check them")
     with pytest.raises(KeyError):
         warning("no_such_code")
 
