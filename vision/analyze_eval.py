@@ -105,9 +105,11 @@ def evaluate(
             changes = [c for w in analysis["warning_details"] if w["code"] == "reading_repaired"
                        for c in w["params"]["changes"]]
             if changes:
-                row["repaired"] = [f"{c['from']} taken as {c['to']}" for c in changes]
+                row["repaired"] = [f"added {c['to']}" if c.get("added") else f"{c['from']} taken as {c['to']}"
+                                   for c in changes]
                 repaired_seconds += seconds
-            row["detection_errors"] = detection_errors(detections, record["boxes"])
+            # the detector's reading (its weak boxes, offered only to the repair, are not part of it)
+            row["detection_errors"] = detection_errors([d for d in detections if not d.get("weak")], record["boxes"])
             row["hand_tiles"] = sum(1 for b in record["boxes"] if b["role"] != "stray")
             if row["photo_total"] != true_total:
                 row["stage"] = "detection" if row["detection_errors"] else "layout"

@@ -207,3 +207,34 @@ def test_the_shipped_models_weak_boxes_leave_its_tiles_as_they_are():
         assert d["score"] < detector.finder_conf and d["candidates"][0] == [d["tile"], d["score"]]
     boxes = np.asarray([d["box"] for d in tiles + faint])
     assert len(suppress_duplicates(boxes, np.arange(len(boxes))[::-1])) == len(boxes)
+
+
+class MissesOneTile:
+    """A detector that finds a scene's true boxes but one concealed tile, which it sees only
+    as a weak box."""
+
+    def __init__(self, record):
+        dets = [{"tile": b["tile"], "box": b["box"], "score": 0.95, "candidates": [[b["tile"], 0.95]]}
+                for b in record["boxes"]]
+        i = next(i for i, b in enumerate(record["boxes"]) if b["role"] == "concealed")
+        self.missed = dets.pop(i)
+        self.dets = dets
+
+    def detect(self, rgb):
+        return copy.deepcopy(self.dets)
+
+    def detect_with_weak(self, rgb, floor):
+        tile = self.missed["tile"]
+        return copy.deepcopy(self.dets), [dict(self.missed, score=0.3, candidates=[[tile, 0.3]])]
+
+
+def test_analyze_eval_counts_an_added_weak_box_as_a_repair_and_the_miss_as_the_detectors():
+    from datasets.synth.generate import make_example
+    from vision.analyze_eval import FRESH_SEEDS, evaluate
+
+    seed = FRESH_SEEDS + 502
+    detector = MissesOneTile(make_example(seed, 0, [640])["record"])
+    [row] = evaluate(1, seed=seed, long_sides=(640,), detector=detector)["results"]
+    assert row["photo_total"] == row["true_total"]
+    assert row["repaired"] == [f"added {detector.missed['tile']}"]
+    assert row["detection_errors"] == [f"missed {detector.missed['tile']}"]
