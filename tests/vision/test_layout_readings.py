@@ -81,22 +81,21 @@ def _row_seen_at_a_low_angle(codes: list[str], grow: float) -> list[dict]:
     return dets
 
 
-def test_tiles_growing_along_a_row_seen_at_a_low_angle_are_not_sideways():
-    row = "T3 T5 B8 B8 W5 W5 W5 W6".split()
+def _sideways_marks(row: list[str]) -> list[bool]:
+    """Which tiles of `row`, seen at a low angle, the geometry marks sideways."""
     tiles, _ = geometry.clean(_row_seen_at_a_low_angle(row, grow=1.15))
     geometry.frame(tiles)
     width, _ = geometry.tile_units(tiles)
     geometry.groups(geometry.rows(tiles, width), width)
-    assert [t.sideways for t in tiles] == [False] * 8
+    return [t.sideways for t in tiles]
+
+
+def test_tiles_growing_along_a_row_seen_at_a_low_angle_are_not_sideways():
+    assert _sideways_marks("T3 T5 B8 B8 W5 W5 W5 W6".split()) == [False] * 8
 
 
 def test_a_sideways_tile_stands_out_from_the_trend_of_a_row_seen_at_a_low_angle():
-    row = "W1 W1 W1 W1* W8 W8 W8 W8".split()
-    tiles, _ = geometry.clean(_row_seen_at_a_low_angle(row, grow=1.15))
-    geometry.frame(tiles)
-    width, _ = geometry.tile_units(tiles)
-    geometry.groups(geometry.rows(tiles, width), width)
-    assert [t.sideways for t in tiles] == [False, False, False, True, False, False, False, False]
+    assert _sideways_marks("W1 W1 W1 W1* W8 W8 W8 W8".split()) == [False, False, False, True, False, False, False, False]
 
 
 def test_chows_laid_down_the_row_say_the_photo_is_turned_round():
