@@ -126,24 +126,15 @@ def evaluate(pairs: list[tuple[list[dict], list[dict]]], top_confusions: int = 1
 def detect_dataset(
     records: list[dict], detector, max_side: int | None, one_set: bool = False
 ) -> list[tuple[list[dict], list[dict]]]:
-    """Run the detector on every record's image (decoded as `fanshot detect` does); boxes in stored
-    pixels. With `one_set` each image's readings are those one tile set can hold (vision.one_set)."""
-    from vision.decode import decode_image
-    from vision.one_set import assign_one_set
+    """Run the detector on every record's image as `fanshot detect` does (vision.detector.detect_photo);
+    boxes in stored pixels. With `one_set` each image's readings are those one tile set can hold."""
+    from vision.detector import detect_photo
 
-    pairs = []
-    for record in records:
-        data = Path(record["file"]).read_bytes()
-        rgb = decode_image(data, max_side=max_side)
-        scale_x = record["width"] / rgb.shape[1]
-        scale_y = record["height"] / rgb.shape[0]
-        predicted = []
-        found = detector.detect(rgb)
-        for d in assign_one_set(found) if one_set else found:
-            x1, y1, x2, y2 = d["box"]
-            predicted.append({**d, "box": [x1 * scale_x, y1 * scale_y, x2 * scale_x, y2 * scale_y]})
-        pairs.append((record["boxes"], predicted))
-    return pairs
+    return [
+        (record["boxes"], detect_photo(detector, Path(record["file"]).read_bytes(), max_side=max_side,
+                                       one_set=one_set)["detections"])
+        for record in records
+    ]
 
 
 def format_report(metrics: dict) -> str:
