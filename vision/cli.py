@@ -73,7 +73,9 @@ def register(subparsers) -> None:
     classifier.add_argument("--epochs", type=int, default=12)
     classifier.add_argument("--steps-per-epoch", type=int, default=None, help="default: one pass over the crops")
     classifier.add_argument("--threads", type=int, default=2)
-    classifier.add_argument("--arch", default="s", choices=["s", "m"], help="network size (a resumed run keeps its own)")
+    classifier.add_argument("--arch", default="s", choices=["s", "m", "m64"],
+                            help="network size and input (a resumed run keeps its own)")
+    classifier.add_argument("--init", default=None, help="a new run starts from this checkpoint's matching layers")
     classifier.add_argument("--shares", type=float, nargs="+", default=None,
                             help="how often each --crops file is drawn (one number each; default: by size)")
     classifier.add_argument("--mirror", type=float, default=0.0, help="probability of a mirrored training crop")
@@ -218,6 +220,7 @@ def _train_classifier(args) -> int:
     print(train_classifier(
         args.crops, args.val, args.run, epochs=args.epochs, threads=args.threads,
         steps_per_epoch=args.steps_per_epoch, arch=args.arch, shares=args.shares, mirror=args.mirror,
+        init=args.init,
     ))
     return 0
 

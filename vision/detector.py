@@ -220,35 +220,47 @@ class Detector:
         self._finder_input = self._finder.get_inputs()[0].name
         self._classifier_input = self._classifier.get_inputs()[0].name
 
-    def _find_once(self, rgb: np.ndarray, confs: tuple[float, ...]) -> tuple[list[tuple[np.ndarray, np.ndarray]], float]:
-        """One finder pass: for each threshold of `confs`, the boxes (xyxy in pixels of `rgb`) and
-        scores at or above it (one network run, decoded once per threshold); and the letterbox scale."""
-        canvas, scale, (pad_x, pad_y) = letterbox(rgb, self.finder_size)
-        blob = canvas.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+    def _finder_boxes(
+        self, canvas: np.ndarray, confs: tuple[float, ...], mirrored: bool = False
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """One finder run on the letterboxed `canvas` (or its mirror image): for each threshold of
+        `confs`, the boxes (xyxy in canvas pixels, a mirrored view's mapped back) and scores at or
+        above it (decoded once per threshold)."""
+        view = canvas[:, ::-1] if mirrored else canvas
+        blob = view.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
         output = self._finder.run(None, {self._finder_input: blob})[0][0]
-        height, width = rgb.shape[:2]
         found = []
         for conf in confs:
             boxes, scores, _ = decode_yolo(output, conf, self.finder_iou)
+            if mirrored:
+                boxes[:, [0, 2]] = canvas.shape[1] - boxes[:, [2, 0]]
+            found.append((boxes, scores))
+        return found
+
+    def _find(self, rgb: np.ndarray, confs: tuple[float, ...]) -> tuple[list[tuple[np.ndarray, np.ndarray]], float]:
+        """The finder on `rgb` at each threshold of `confs`: boxes (xyxy in pixels of `rgb`) and
+        scores, and the letterbox scale. When the model asks for it (`finder.mirror_view`) it looks
+        at the mirror image of the letterboxed photo too, and `fuse_views` merges the two views
+        (each view kept down to half the threshold)."""
+        canvas, scale, (pad_x, pad_y) = letterbox(rgb, self.finder_size)
+        if self.finder_mirror:
+            halves = tuple(c / 2 for c in confs)
+            found = [
+                fuse_views(boxes, scores, mirrored, mirrored_scores, conf)
+                for conf, (boxes, scores), (mirrored, mirrored_scores) in zip(
+                    confs, self._finder_boxes(canvas, halves), self._finder_boxes(canvas, halves, mirrored=True)
+                )
+            ]
+        else:
+            found = self._finder_boxes(canvas, confs)
+        height, width = rgb.shape[:2]
+        in_photo = []
+        for boxes, scores in found:
             boxes = (boxes - np.array([pad_x, pad_y, pad_x, pad_y], np.float32)) / scale
             boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, width)
             boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, height)
-            found.append((boxes, scores))
-        return found, scale
-
-    def _find(self, rgb: np.ndarray, confs: tuple[float, ...]) -> tuple[list[tuple[np.ndarray, np.ndarray]], float]:
-        """The finder on `rgb` at each threshold of `confs`, and when the model asks for it
-        (`finder.mirror_view`) on its mirror image too, the two views merged by `fuse_views`
-        (each view kept down to half the threshold)."""
-        if not self.finder_mirror:
-            return self._find_once(rgb, confs)
-        views, scale = self._find_once(rgb, tuple(c / 2 for c in confs))
-        mirrored_views, _ = self._find_once(np.ascontiguousarray(rgb[:, ::-1]), tuple(c / 2 for c in confs))
-        found = []
-        for conf, (boxes, scores), (mirrored, mirrored_scores) in zip(confs, views, mirrored_views):
-            mirrored[:, [0, 2]] = rgb.shape[1] - mirrored[:, [2, 0]]
-            found.append(fuse_views(boxes, scores, mirrored, mirrored_scores, conf))
-        return found, scale
+            in_photo.append((boxes, scores))
+        return in_photo, scale
 
     def find_tiles(self, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Stage 1: tile boxes (xyxy in pixels of `rgb`) and their finder scores."""

@@ -17,23 +17,28 @@ import numpy as np
 from vision.classes import CLASSES
 from vision.train_crops import augment, centre_crop
 
-INPUT_WH = (40, 56)
 PAD = 0.08
 
 
 ARCHES = {
-    # name: (channels of the four blocks, extra 3x3 conv in blocks 3 and 4)
-    "s": ((24, 48, 96, 128), False),  # ~0.3 M parameters, ~17 M multiply-adds (cls-1)
-    "m": ((32, 64, 96, 128), True),   # ~0.5 M parameters, ~40 M multiply-adds
+    # name: (channels of the four blocks, extra 3x3 conv in blocks 3 and 4, input width x height)
+    "s": ((24, 48, 96, 128), False, (40, 56)),  # ~0.3 M parameters, ~17 M multiply-adds (cls-1)
+    "m": ((32, 64, 96, 128), True, (40, 56)),   # ~0.5 M parameters, ~40 M multiply-adds (cls-3, cls-4)
+    "m64": ((32, 64, 96, 128), True, (48, 64)),  # m on the whole 48x64 box a context crop keeps, ~55 M
 }
 
 
+def input_wh(arch: str) -> tuple[int, int]:
+    """The crop size (width, height) the arch takes."""
+    return ARCHES[arch][2]
+
+
 def build_model(arch: str = "s", num_classes: int = len(CLASSES)):
-    """Four conv blocks on a 56x40 RGB crop, then a linear layer over the 7x5 feature map
-    (where on the tile a stroke or dot sits matters). `arch` names a row of ARCHES."""
+    """Four conv blocks on an RGB crop (input_wh(arch)), then a linear layer over the feature map
+    an eighth of its size (where on the tile a stroke or dot sits matters)."""
     from torch import nn
 
-    channels, double = ARCHES[arch]
+    channels, double, (width, height) = ARCHES[arch]
 
     def block(cin, cout, pool=True, extra=False):
         layers = [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
@@ -43,7 +48,6 @@ def build_model(arch: str = "s", num_classes: int = len(CLASSES)):
             layers.append(nn.MaxPool2d(2))
         return layers
 
-    width, height = INPUT_WH
     c1, c2, c3, c4 = channels
     return nn.Sequential(
         *block(3, c1),                               # 28x20
@@ -77,14 +81,14 @@ def _to_tensor(batch: np.ndarray):
     return torch.from_numpy(batch.transpose(0, 3, 1, 2).astype(np.float32) / 255.0)
 
 
-def _evaluate(model, contexts: np.ndarray, labels: np.ndarray) -> tuple[float, np.ndarray]:
+def _evaluate(model, contexts: np.ndarray, labels: np.ndarray, out_wh: tuple[int, int]) -> tuple[float, np.ndarray]:
     import torch
 
     model.eval()
     predictions = []
     with torch.no_grad():
         for start in range(0, len(contexts), 512):
-            crops = np.stack([centre_crop(c, INPUT_WH, PAD) for c in contexts[start : start + 512]])
+            crops = np.stack([centre_crop(c, out_wh, PAD) for c in contexts[start : start + 512]])
             predictions.append(model(_to_tensor(crops)).argmax(1).numpy())
     predicted = np.concatenate(predictions) if predictions else np.zeros((0,), np.int64)
     accuracy = float((predicted == labels).mean()) if len(labels) else float("nan")
@@ -106,9 +110,11 @@ def train_classifier(
     arch: str = "s",
     shares: list[float] | None = None,
     mirror: float = 0.0,
+    init: str | Path | None = None,
 ) -> Path:
     """Train (or resume) the classifier; returns RUN/best.pt. Each NPZ holds `crops` and `labels`;
-    `shares` (one per NPZ) sets how often each is drawn. A resumed run keeps its checkpoint's arch."""
+    `shares` (one per NPZ) sets how often each is drawn. A resumed run keeps its checkpoint's arch.
+    A new run may start from `init`, another run's checkpoint: every layer whose shape matches."""
     import torch
     from torch import nn
 
@@ -140,6 +146,9 @@ def train_classifier(
     state = torch.load(last, map_location="cpu", weights_only=False) if last.is_file() else None
     arch = state.get("arch", "s") if state else arch
     model = build_model(arch)
+    if init and not state:
+        _load_matching(model, torch.load(init, map_location="cpu", weights_only=False)["model"])
+    out_wh = input_wh(arch)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
     steps_per_epoch = steps_per_epoch or max(1, len(labels) // batch)
     total_steps = epochs * steps_per_epoch
@@ -161,7 +170,7 @@ def train_classifier(
         began, seen, loss_sum = time.time(), 0, 0.0
         for _ in range(steps_per_epoch):
             index = rng.choice(len(labels), size=batch, p=weights)
-            crops = np.stack([augment(contexts[i], INPUT_WH, PAD, rng, mirror) for i in index])
+            crops = np.stack([augment(contexts[i], out_wh, PAD, rng, mirror) for i in index])
             target = torch.from_numpy(labels[index])
             loss = loss_fn(model(_to_tensor(crops)), target)
             optimizer.zero_grad()
@@ -172,7 +181,7 @@ def train_classifier(
             loss_sum += float(loss.detach()) * batch
         record = {"epoch": epoch + 1, "loss": round(loss_sum / seen, 4), "seconds": round(time.time() - began, 1)}
         if val_contexts is not None:
-            record["val_accuracy"], _ = _evaluate(model, val_contexts, val_labels)
+            record["val_accuracy"], _ = _evaluate(model, val_contexts, val_labels, out_wh)
         history.append(record)
         print(json.dumps(record), flush=True)
         score = record.get("val_accuracy", -record["loss"])
@@ -188,6 +197,16 @@ def train_classifier(
         )
     (run_dir / "history.json").write_text(json.dumps(history, indent=1))
     return run_dir / "best.pt"
+
+
+def _load_matching(model, weights: dict) -> None:
+    """Copy into `model` every tensor of `weights` whose name and shape match (a different input
+    size changes only the last linear layer); print what was left at its fresh start."""
+    own = model.state_dict()
+    taken = {k: v for k, v in weights.items() if k in own and own[k].shape == v.shape}
+    own.update(taken)
+    model.load_state_dict(own)
+    print(f"init: {len(taken)} of {len(own)} tensors taken; fresh: {sorted(set(own) - set(taken))}", flush=True)
 
 
 TTA_VIEWS = {
@@ -218,22 +237,25 @@ def _averaged_views(model, views: list[tuple[int, ...]]):
     return Averaged()
 
 
-def export_classifier(checkpoint: str | Path, out: str | Path, tta: str = "none") -> Path:
-    """Export a classifier checkpoint to ONNX (input N x 3 x 56 x 40 in [0, 1], output logits),
-    averaged over the flipped views named by `tta` (a key of TTA_VIEWS)."""
+def export_classifier(checkpoint: str | Path, out: str | Path, tta: str = "none") -> tuple[int, int]:
+    """Export a classifier checkpoint to ONNX (input N x 3 x H x W in [0, 1], the arch's size;
+    output logits), averaged over the flipped views named by `tta` (a key of TTA_VIEWS).
+    Returns the input (width, height)."""
     import torch
 
     state = torch.load(checkpoint, map_location="cpu", weights_only=False)
-    model = build_model(state.get("arch", "s"))
+    arch = state.get("arch", "s")
+    model = build_model(arch)
     model.load_state_dict(state["model"])
     model.eval()
     if TTA_VIEWS[tta]:
         model = _averaged_views(model, TTA_VIEWS[tta]).eval()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    dummy = torch.zeros(2, 3, INPUT_WH[1], INPUT_WH[0])
+    width, height = input_wh(arch)
+    dummy = torch.zeros(2, 3, height, width)
     torch.onnx.export(
         model, dummy, str(out), input_names=["crops"], output_names=["logits"],
         dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
     )
-    return out
+    return width, height

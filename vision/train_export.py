@@ -6,7 +6,7 @@ from pathlib import Path
 
 from vision.classes import CLASSES
 from vision.detector import MODEL_JSON
-from vision.train_classifier import INPUT_WH, PAD, export_classifier
+from vision.train_classifier import PAD, export_classifier
 from vision.train_finder import export_finder
 
 FINDER_FILE = "finder.onnx"
@@ -29,7 +29,7 @@ def export_model(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     export_finder(finder_checkpoint, out / FINDER_FILE, imgsz)
-    export_classifier(classifier_checkpoint, out / CLASSIFIER_FILE, tta)
+    crop_wh = export_classifier(classifier_checkpoint, out / CLASSIFIER_FILE, tta)
     spec = {
         "format": "fanshot-two-stage-1",
         "classes": CLASSES,
@@ -38,7 +38,7 @@ def export_model(
             "zoom_below": zoom_below,  # tiles smaller than this (finder pixels): look again, zoomed
             "mirror_view": mirror_view,  # look at the mirror image too and merge (vision.detector.fuse_views)
         },
-        "classifier": {"file": CLASSIFIER_FILE, "input_wh": list(INPUT_WH), "pad": PAD, "averaged_views": tta},
+        "classifier": {"file": CLASSIFIER_FILE, "input_wh": list(crop_wh), "pad": PAD, "averaged_views": tta},
         **(provenance or {}),
     }
     path = out / MODEL_JSON

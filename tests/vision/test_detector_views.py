@@ -37,3 +37,42 @@ def test_each_box_takes_the_best_overlapping_partner():
 def test_no_boxes_at_all():
     boxes, scores = fuse_views([], [], [], [], conf=0.25)
     assert boxes.shape == (0, 4) and scores.shape == (0,)
+
+
+class _BrightPatchFinder:
+    """A stand-in finder session: one box around the bright pixels of whatever it is shown,
+    scored `left_score` when the patch lies in the left half of its input, else `right_score`
+    (so the photo and its mirror image score differently)."""
+
+    def __init__(self, left_score: float, right_score: float):
+        self.scores = left_score, right_score
+        self.shown = []
+
+    def run(self, _outputs, feed):
+        blob = next(iter(feed.values()))[0]
+        self.shown.append(blob)
+        ys, xs = np.nonzero(blob.min(axis=0) > 0.9)
+        x1, x2, y1, y2 = xs.min(), xs.max() + 1, ys.min(), ys.max() + 1
+        score = self.scores[0] if (x1 + x2) / 2 < blob.shape[2] / 2 else self.scores[1]
+        head = np.array([[(x1 + x2) / 2], [(y1 + y2) / 2], [x2 - x1], [y2 - y1], [score]], np.float32)
+        return [head[None]]
+
+
+def test_the_mirror_view_maps_its_boxes_back_onto_the_photo(monkeypatch):
+    from vision.detector import DEFAULT_MODEL_DIR, Detector
+
+    if not (DEFAULT_MODEL_DIR / "model.json").is_file():
+        pytest.skip("no shipped model in models/")
+    detector = Detector(DEFAULT_MODEL_DIR, threads=1)
+    finder = _BrightPatchFinder(left_score=0.8, right_score=0.6)
+    monkeypatch.setattr(detector, "_finder", finder)
+    monkeypatch.setattr(detector, "finder_mirror", True)
+    monkeypatch.setattr(detector, "zoom_below", 0)
+    photo = np.zeros((600, 1000, 3), np.uint8)
+    photo[200:400, 100:300] = 255  # a bright patch in the left part of a wide photo
+    boxes, scores = detector.find_tiles(photo)
+    assert len(finder.shown) == 2  # the letterboxed photo, then its mirror image
+    np.testing.assert_array_equal(finder.shown[1], finder.shown[0][:, :, ::-1])
+    assert len(boxes) == 1
+    np.testing.assert_allclose(boxes[0], [100, 200, 300, 400], atol=4)  # both views agree on the place
+    assert scores[0] == pytest.approx((0.8 + 0.6) / 2)  # one box, the two views' mean score
