@@ -65,11 +65,17 @@ def _low_confidence(threshold: float, tiles: list[dict]) -> str:
 _ORDINALS = ("first", "second", "third", "fourth")
 
 
+def _repair_change(c: dict) -> str:
+    if c.get("removed"):
+        return f"tile read as {c['from']} left out (likely a second box on one tile, or no tile)"
+    choice = _ORDINALS[c["choice"] - 1] if 0 < c["choice"] <= len(_ORDINALS) else c["choice"]
+    said = (f"a faint tile (under the detector's threshold) taken as {c['to']}" if c.get("added") else
+            f"tile read as {c['from']} taken as {c['to']}")
+    return f"{said} (the detector's {choice} choice)"
+
+
 def _reading_repaired(changes: list[dict]) -> str:
-    said = "; ".join((f"a faint tile (under the detector's threshold) taken as {c['to']}" if c.get("added") else
-                      f"tile read as {c['from']} taken as {c['to']}") + " (the detector's "
-                     f"{_ORDINALS[c['choice'] - 1] if 0 < c['choice'] <= len(_ORDINALS) else c['choice']} choice)"
-                     for c in changes)
+    said = "; ".join(_repair_change(c) for c in changes)
     return f"{said} so that the hand wins; check {'it' if len(changes) == 1 else 'them'}"
 
 

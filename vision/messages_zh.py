@@ -53,11 +53,16 @@ def _number(value) -> str:
 _CHOICE_ZH = "一二三四"
 
 
+def _repair_change_zh(c: dict) -> str:
+    if c.get("removed"):
+        return f"识别为{tile_name(c['from'])}的牌没有计入（可能是同一张牌识别了两次，或者不是牌）"
+    choice = _CHOICE_ZH[c["choice"] - 1] if 0 < c["choice"] <= len(_CHOICE_ZH) else c["choice"]
+    said = "一张识别把握很小的牌" if c.get("added") else f"识别为{tile_name(c['from'])}的牌"
+    return f"{said}按{tile_name(c['to'])}计算（识别的第{choice}选择）"
+
+
 def _reading_repaired(p: dict) -> str:
-    said = "；".join(("一张识别把握很小的牌" if c.get("added") else f"识别为{tile_name(c['from'])}的牌")
-                    + f"按{tile_name(c['to'])}计算（识别的第"
-                    f"{_CHOICE_ZH[c['choice'] - 1] if 0 < c['choice'] <= len(_CHOICE_ZH) else c['choice']}选择）"
-                    for c in p["changes"])
+    said = "；".join(_repair_change_zh(c) for c in p["changes"])
     return f"{said}，这样才能和牌，请核对"
 
 

@@ -14,7 +14,9 @@ most likely one that wins.
 - Single substitutions are tried cheapest first (at most MAX_SINGLES); only when none wins,
   pairs of the PAIR_POOL cheapest, cheapest pair first. A trial runs the whole layout and
   wins when it gives a hand and a score. The first winner is the least costly (ties: the
-  first found). At most MAX_SINGLES + PAIR_POOL * (PAIR_POOL - 1) / 2 layouts per photo.
+  first found). At most MAX_SINGLES + PAIR_POOL * (PAIR_POOL - 1) / 2 layouts per photo,
+  plus MAX_ADDS + ADD_POOL * PAIR_POOL for a hand one tile short (190 in all) or
+  MAX_DROPS + DROP_POOL * PAIR_POOL for a hand with a tile too many (162 in all).
 - A hand one tile short (`wrong_tile_count` with fewer tiles than needed) may also take one
   *weak* box: one the finder scored under its threshold (vision.detector's detect_with_weak),
   as one of its candidates scoring at least MIN_ADDED_SCORE (the finder fairly sure of a tile
@@ -23,6 +25,17 @@ most likely one that wins.
   (cheapest first, at most MAX_ADDS) and the ADD_POOL cheapest are paired with each of the
   PAIR_POOL cheapest substitutions; never two additions. The weak box is a real detection
   (its tile keeps its low score, so the layout marks it low_confidence): no tile is invented.
+- A hand with a tile too many (`wrong_tile_count` with more tiles than needed) may *drop* one
+  of the detections the layout counted: most often the second box the finder kept on one tile
+  (two counted boxes covering TWIN_OVERLAP of the smaller one; the weaker of the two is the
+  likely false one), rarely a box on no tile at all.
+  It costs -log(how often such a box is false), DROP_COSTS, measured on synthetic scenes. Drops
+  join the singles (cheapest first, at most MAX_DROPS) and the DROP_POOL cheapest are paired
+  with each of the PAIR_POOL cheapest substitutions; never two drops. Offered only to a hand with
+  more tiles than needed (`wrong_tile_count`): on a reading that is no winning hand, drops of
+  likely twins (tried once no substitution won) gave 1 true total and 3 wrong ones over the
+  600 scenes of seeds 960000 and 900000. The dropped detection's record stays in `tiles`,
+  role "stray", `dropped` and `low_confidence`: left out, to be checked, never silently lost.
 - The winner's result comes back with a `reading_repaired` warning that names each change,
   and each changed tile's record in its `tiles` says `read_as` (the detector's own reading);
   when nothing wins, the caller keeps the original result.
@@ -35,6 +48,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
+from vision.layout_geometry import _overlap as overlap_of_smaller
 from vision.layout_warnings import warning
 from vision.one_set import copies_in_one_set
 
@@ -53,6 +67,18 @@ PAIR_POOL = 12  # the cheapest substitutions paired when no single one wins (66 
 MIN_ADDED_SCORE = 0.2
 MAX_ADDS = 12  # weak boxes' candidates tried alone, a hand one tile short
 ADD_POOL = 6  # the cheapest additions paired with a substitution (6 x PAIR_POOL pairs)
+# Two counted boxes covering this share of the smaller one are likely one tile read twice (the
+# layout's own near-duplicate overlap; it keeps both when neither is unsure).
+TWIN_OVERLAP = 0.45
+# -log(share of such boxes that lie on no tile of their own), over the counted boxes of 300
+# synthetic scenes of seed 960000 (not the 900000 ones analyze-eval reports): of 50 twin pairs the
+# weaker box was the false one in 36, the stronger in 3; of 4798 boxes with no twin, 3 of the 97
+# scoring under LONE_UNSURE and 8 of the 4701 others were false.
+DROP_COSTS = {"weaker_twin": -math.log(36 / 50), "stronger_twin": -math.log(3 / 50),
+              "lone_unsure": -math.log(3 / 97), "lone": -math.log(8 / 4701)}
+LONE_UNSURE = 0.3
+MAX_DROPS = 8  # counted detections tried without, a hand a tile too many
+DROP_POOL = 4  # the cheapest drops paired with a substitution (4 x PAIR_POOL pairs)
 REPAIRED_ROLES = frozenset({"concealed", "meld", "win", "flower"})  # the tiles the layout counts
 
 Layout = Callable[[list[dict]], dict]
@@ -66,6 +92,7 @@ class Substitution:
     choice: int  # its place among the detection's candidates, 1 = first
     cost: float  # log(own score) - log(candidate score); an addition: -log(candidate score)
     added: bool = False  # a weak box added to the hand (index: its position among the weak boxes)
+    removed: bool = False  # the detection left out of the hand (tile: its own; choice 0)
 
 
 def needs_repair(result: dict) -> bool:
@@ -114,11 +141,37 @@ def additions(weak: list[dict]) -> list[Substitution]:
     return sorted(out, key=lambda s: s.cost)
 
 
+def drop_cost(detections: list[dict], i: int, counted: set[int]) -> float:
+    """How unlikely detection i lies on no tile of its own (DROP_COSTS): a twin of another counted
+    box (the weaker or the stronger of the two), or a lone box (unsure or not)."""
+    score = float(detections[i].get("score", 0.0))
+    twins = [j for j in counted if j != i
+             and overlap_of_smaller(detections[i]["box"], detections[j]["box"]) >= TWIN_OVERLAP]
+    if twins:
+        weaker = any(score < float(detections[j].get("score", 0.0)) for j in twins)
+        return DROP_COSTS["weaker_twin" if weaker else "stronger_twin"]
+    return DROP_COSTS["lone_unsure" if score < LONE_UNSURE else "lone"]
+
+
+def drops(detections: list[dict], counted: set[int]) -> list[Substitution]:
+    """Every counted detection the hand may do without, cheapest first."""
+    out = [Substitution(i, detections[i]["tile"], float(detections[i].get("score", 0.0)), 0,
+                        drop_cost(detections, i, counted), removed=True) for i in sorted(counted)]
+    return sorted(out, key=lambda s: s.cost)
+
+
 def one_tile_short(result: dict) -> bool:
     """The layout's error says the hand lacks tiles (a missed tile may be among the weak boxes)."""
     error = result.get("error") or {}
     params = error.get("params") or {}
     return error.get("code") == "wrong_tile_count" and params.get("found", 0) < params.get("needed", 0)
+
+
+def tiles_over(result: dict) -> bool:
+    """The layout's error says the hand has more tiles than needed (one may be a false box)."""
+    error = result.get("error") or {}
+    params = error.get("params") or {}
+    return error.get("code") == "wrong_tile_count" and params.get("found", 0) > params.get("needed", 0)
 
 
 def _fits_one_set(detections: list[dict], changes: tuple[Substitution, ...]) -> bool:
@@ -127,7 +180,8 @@ def _fits_one_set(detections: list[dict], changes: tuple[Substitution, ...]) -> 
     for s in changes:
         if not s.added:
             counts[detections[s.index]["tile"]] -= 1
-        counts[s.tile] += 1
+        if not s.removed:
+            counts[s.tile] += 1
     for s in changes:
         limit = copies_in_one_set(s.tile)
         if limit is not None and counts[s.tile] > limit:
@@ -135,14 +189,17 @@ def _fits_one_set(detections: list[dict], changes: tuple[Substitution, ...]) -> 
     return True
 
 
-def trials(subs: list[Substitution], adds: list[Substitution] = ()) -> list[tuple[Substitution, ...]]:
-    """The sets of changes to try, in order: single substitutions and additions by cost, then
-    pairs (of two detections, or an addition and a substitution) by total cost; equal costs
-    keep the order of `subs`, then `adds`."""
+def trials(subs: list[Substitution], adds: list[Substitution] = (),
+           removals: list[Substitution] = ()) -> list[tuple[Substitution, ...]]:
+    """The sets of changes to try, in order: single substitutions, additions and drops by cost,
+    then pairs (of two detections, or an addition or a drop and a substitution of another
+    detection) by total cost; equal costs keep the order of `subs`, then `adds`, then `removals`."""
     pairs = [p for p in itertools.combinations(subs[:PAIR_POOL], 2) if p[0].index != p[1].index]
     pairs += [(a, s) for a in adds[:ADD_POOL] for s in subs[:PAIR_POOL]]
+    pairs += [(d, s) for d in removals[:DROP_POOL] for s in subs[:PAIR_POOL] if d.index != s.index]
     pairs.sort(key=lambda p: p[0].cost + p[1].cost)
-    singles = sorted([(s,) for s in subs[:MAX_SINGLES]] + [(a,) for a in adds[:MAX_ADDS]], key=lambda t: t[0].cost)
+    singles = sorted([(s,) for s in subs[:MAX_SINGLES]] + [(a,) for a in adds[:MAX_ADDS]]
+                     + [(d,) for d in removals[:MAX_DROPS]], key=lambda t: t[0].cost)
     return singles + pairs
 
 
@@ -151,9 +208,10 @@ def _apply(detections: list[dict], changes: tuple[Substitution, ...], weak: list
     for s in changes:
         if s.added:
             changed.append(dict(weak[s.index], tile=s.tile, score=s.score))
-        else:
+        elif not s.removed:
             changed[s.index]["tile"], changed[s.index]["score"] = s.tile, s.score
-    return changed
+    removed = {s.index for s in changes if s.removed}
+    return [det for i, det in enumerate(changed) if i not in removed]
 
 
 def repair(detections: list[dict], result: dict, layout: Layout, weak: list[dict] = ()) -> dict | None:
@@ -163,39 +221,58 @@ def repair(detections: list[dict], result: dict, layout: Layout, weak: list[dict
     its threshold (detection dicts), offered only to a hand one tile short. `layout` must answer
     `{"tiles", "score", "error", "warnings", "warning_details", ...}` (vision.layout.build_hand's)."""
     weak = list(weak)
-    subs = substitutions(detections, counted_detections(detections, result.get("tiles") or []))
+    counted = counted_detections(detections, result.get("tiles") or [])
+    subs = substitutions(detections, counted)
     adds = additions(weak) if weak and one_tile_short(result) else []
-    if not subs and not adds:
+    removals = drops(detections, counted) if tiles_over(result) else []
+    if not subs and not adds and not removals:
         return None
-    for trial in trials(subs, adds):
+    for trial in trials(subs, adds, removals):
         if not _fits_one_set(detections, trial):
             continue
         answer = layout(_apply(detections, trial, weak))
         if answer.get("score") and not answer.get("error"):
-            return _with_warning(answer, detections, trial, weak)
+            return _with_warning(answer, result, detections, trial, weak)
     return None
 
 
-def _with_warning(answer: dict, detections: list[dict], changes: tuple[Substitution, ...], weak: list[dict]) -> dict:
+def _box(box) -> list[float]:
+    return [round(float(x), 1) for x in box]
+
+
+def _with_warning(answer: dict, result: dict, detections: list[dict], changes: tuple[Substitution, ...],
+                  weak: list[dict]) -> dict:
     def change(s: Substitution) -> dict:
         if s.added:
-            return {"from": None, "to": s.tile, "choice": s.choice,
-                    "box": [round(float(x), 1) for x in weak[s.index]["box"]], "added": True}
+            return {"from": None, "to": s.tile, "choice": s.choice, "box": _box(weak[s.index]["box"]), "added": True}
+        if s.removed:
+            return {"from": s.tile, "to": None, "box": _box(detections[s.index]["box"]), "removed": True}
         return {"from": detections[s.index]["tile"], "to": s.tile, "choice": s.choice,
-                "box": [round(float(x), 1) for x in detections[s.index]["box"]]}
+                "box": _box(detections[s.index]["box"])}
 
-    params = [change(s) for s in sorted(changes, key=lambda s: (s.added, s.index))]
+    params = [change(s) for s in sorted(changes, key=lambda s: (s.added, s.removed, s.index))]
     record = warning("reading_repaired", changes=params)
     answer = dict(answer)
-    answer["tiles"] = _mark_read_as(answer.get("tiles") or [], detections, changes)
+    tiles = _mark_read_as(answer.get("tiles") or [], detections, changes)
+    answer["tiles"] = _with_dropped(tiles, result.get("tiles") or [], detections, changes)
     answer["warning_details"] = [record, *answer.get("warning_details", [])]
     answer["warnings"] = [record["message"], *answer.get("warnings", [])]
     return answer
 
 
+def _with_dropped(tiles: list[dict], before: list[dict], detections: list[dict],
+                  changes: tuple[Substitution, ...]) -> list[dict]:
+    """The layout's tile records with each dropped detection's record (as the layout gave it
+    before the repair) put back: role "stray", `dropped` and `low_confidence` (a tile to check)."""
+    dropped = {_box_key(detections[s.index]["box"]) for s in changes if s.removed}
+    if not dropped:
+        return tiles
+    records = [dict(t, role="stray", dropped=True, low_confidence=True) for t in before if _box_key(t["box"]) in dropped]
+    return sorted([*tiles, *records], key=lambda t: (t["box"][0], t["box"][1]))
 def _mark_read_as(tiles: list[dict], detections: list[dict], changes: tuple[Substitution, ...]) -> list[dict]:
     """The layout's tile records, each changed tile's with `read_as`: the detector's own first
     reading. The layout keeps no link to the detections it was given but their boxes (as
     counted_detections matches them), so a changed detection's record is the one with its box."""
-    read_as = {_box_key(detections[s.index]["box"]): detections[s.index]["tile"] for s in changes if not s.added}
+    read_as = {_box_key(detections[s.index]["box"]): detections[s.index]["tile"]
+               for s in changes if not s.added and not s.removed}
     return [dict(t, read_as=read_as[_box_key(t["box"])]) if _box_key(t["box"]) in read_as else t for t in tiles]

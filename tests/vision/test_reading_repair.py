@@ -226,3 +226,101 @@ def test_analyze_eval_counts_the_repairs():
     assert row["repaired"] == ["{} taken as {}".format(*detector.change)]
     assert {k: summary["repairs"][k] for k in ("on", "photos", "right", "wrong")} == {
         "on": True, "photos": 1, "right": 1, "wrong": 0}
+
+
+ONE_ROW = [["W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2 B3 B4"]]  # the plain hand's tiles in one row
+ROW_W7 = 6
+
+
+def twin_of(dets, i, candidates, shift=0.4):
+    """A second box on detection i's tile (shifted `shift` of its width), read as `candidates`."""
+    x1, y1, x2, y2 = dets[i]["box"]
+    tile, score = candidates[0]
+    return {"tile": tile, "box": [x1 + shift * (x2 - x1), y1, x2 + shift * (x2 - x1), y2], "score": score,
+            "candidates": [list(c) for c in candidates]}
+
+
+def test_a_hand_with_a_tile_too_many_drops_the_second_box_on_one_tile():
+    dets = detections(ONE_ROW)
+    twin = twin_of(dets, ROW_W7, [("W8", 0.6)])
+    before = analyze(dets + [twin], repair=False)
+    assert before["error"]["code"] == "wrong_tile_count" and before["error"]["params"]["found"] == 15
+    result = analyze(dets + [twin])
+    assert result["error"] is None and result["score"]["total"] == true_total(ONE_ROW)
+    box = [round(x, 1) for x in twin["box"]]
+    assert repairs(result) == [[{"from": "W8", "to": None, "box": box, "removed": True}]]
+    assert result["warnings"][0] == ("tile read as W8 left out (likely a second box on one tile, or no tile) "
+                                     "so that the hand wins; check it")
+    # the dropped box stays among the tiles, left out of the hand and marked to be checked
+    [tile] = [t for t in result["tiles"] if t.get("dropped")]
+    assert tile["box"] == box and tile["tile"] == "W8" and tile["role"] == "stray" and tile["low_confidence"] is True
+    assert len(result["tiles"]) == 15 and [t["box"][0] for t in result["tiles"]] == sorted(t["box"][0] for t in result["tiles"])
+
+
+def test_the_weaker_of_two_boxes_on_one_tile_is_the_cheaper_drop():
+    dets = detections(ONE_ROW)
+    dets.append(twin_of(dets, ROW_W7, [("W8", 0.6)]))
+    counted = set(range(len(dets)))
+    costs = {d.index: d.cost for d in rr.drops(dets, counted)}
+    assert costs[len(dets) - 1] == rr.DROP_COSTS["weaker_twin"]
+    assert costs[ROW_W7] == rr.DROP_COSTS["stronger_twin"]
+    assert costs[0] == rr.DROP_COSTS["lone"]
+    assert rr.DROP_COSTS["weaker_twin"] < rr.DROP_COSTS["stronger_twin"] < rr.DROP_COSTS["lone_unsure"] < rr.DROP_COSTS["lone"]
+    assert [d.index for d in rr.drops(dets, counted)][:2] == [len(dets) - 1, ROW_W7]
+
+
+def test_a_drop_may_come_with_one_substitution():
+    dets = misread(detections(ONE_ROW), 1, [("W3", 0.6), ("W2", 0.3)])  # W2 read as W3 too
+    twin = twin_of(dets, ROW_W7, [("W8", 0.6)])
+    assert analyze(dets + [twin], repair=False)["error"]["params"]["found"] == 15
+    result = analyze(dets + [twin])
+    assert result["score"]["total"] == true_total(ONE_ROW)
+    [changes] = repairs(result)
+    assert [(c["from"], c["to"], c.get("removed", False)) for c in changes] == [("W3", "W2", False), ("W8", None, True)]
+    assert "check them" in result["warnings"][0]
+
+
+def test_a_reading_with_the_right_count_is_never_repaired_by_a_drop():
+    dets = detections()  # the hand set apart: with a twin the layout leaves a tile out, no winning hand
+    twin = twin_of(dets, W7, [("W8", 0.6)])
+    original = analyze(dets + [twin], repair=False)
+    assert original["error"]["code"] == "not_a_winning_hand" and not rr.tiles_over(original)
+    calls = []
+
+    def layout(changed):
+        calls.append(changed)
+        return analyze(changed, repair=False)
+
+    assert rr.repair(dets + [twin], original, layout) is None
+    assert all(len(c) == len(dets) + 1 for c in calls)
+
+
+def test_the_work_with_drops_is_bounded():
+    dets = detections(ONE_ROW) + [twin_of(detections(ONE_ROW), ROW_W7, [("J1", 0.6)])]
+    for i, d in enumerate(dets):  # nothing wins: every tile's next choices are flowers
+        misread(dets, i, [(d["tile"], 0.9), ("F1", 0.5), ("F2", 0.4), ("F3", 0.3)])
+    dets[0]["tile"] = dets[0]["candidates"][0][0] = "J2"  # and no drop alone makes it win
+    calls = []
+
+    def layout(changed):
+        calls.append(changed)
+        return analyze(changed, repair=False)
+
+    original = analyze(dets, repair=False)
+    assert rr.tiles_over(original)
+    assert rr.repair(dets, original, layout) is None
+    bound = rr.MAX_SINGLES + rr.MAX_DROPS + rr.PAIR_POOL * (rr.PAIR_POOL - 1) // 2 + rr.DROP_POOL * rr.PAIR_POOL
+    assert any(len(c) == len(dets) - 1 for c in calls) and 0 < len(calls) <= bound
+
+
+def test_a_dropped_tile_is_shown_on_the_photo_and_said_in_chinese():
+    from vision.annotate import LOW_CONFIDENCE_COLOUR, annotate
+
+    dets = detections(ONE_ROW)
+    twin = twin_of(dets, ROW_W7, [("W8", 0.6)])
+    result = analyze_image(png_bytes(), detector=StandIn(copy.deepcopy(dets + [twin])))
+    [detail] = [w for w in result["warning_details"] if w["code"] == "reading_repaired"]
+    assert warning_zh(detail) == "识别为八万的牌没有计入（可能是同一张牌识别了两次，或者不是牌），这样才能和牌，请核对"
+    box = detail["params"]["changes"][0]["box"]
+    out = annotate(np.full((600, 1200, 3), 70, np.uint8), result)
+    assert tuple(out[int((box[1] + box[3]) / 2), int(box[2]) - 1]) == LOW_CONFIDENCE_COLOUR
