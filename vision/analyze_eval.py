@@ -5,14 +5,15 @@ training used: 900000 and up are kept for held-out sets) it compares the total
 read from the photo (detector, layout, scorer) with the scene's true total, and
 says where a miss comes from:
 
-- "detection": the detector missed, added or misread a tile of the hand;
+- "detection": the detector missed, added, doubled or misread a tile of the hand;
 - "layout": the detector got the hand's tiles right, the layout read them wrong.
 
 It also runs the layout alone on the scene's true boxes, which measures the
 layout without the detector. `fanshot analyze-eval` prints the figures.
 
 A photo whose reading was repaired (vision.reading_repair: a tile changed to the detector's next
-choice so that the hand wins) says its changes as `repaired`; the summary counts the repairs that
+choice, a weak box added or a counted box dropped, so that the hand wins) says its changes as
+`repaired` ('W9 taken as W7', 'added B8', 'dropped B6'); the summary counts the repairs that
 gave the true total and those that did not, and the time an analysis took on a repaired photo.
 `repair=False` measures without the repair.
 """
@@ -25,6 +26,7 @@ from vision.analyze import analyze_detections, detect_hand
 
 FRESH_SEEDS = 900000  # datasets.synth.generate.RESERVED_SEEDS: never used for training
 MATCH_IOU = 0.5
+DUPLICATE_IOU = 0.3  # an unmatched box overlapping no true box this much is an extra one
 
 
 def _iou(a, b) -> float:
@@ -37,9 +39,12 @@ def _iou(a, b) -> float:
 
 
 def detection_errors(detections: list[dict], boxes: list[dict]) -> list[str]:
-    """What the detector got wrong about the hand's tiles (strays aside), in words."""
+    """What the detector got wrong about the hand's tiles (strays aside), in words: a tile
+    missed or misread, an extra box on no tile, and a *duplicate*: a second box on a hand tile
+    that another box already matched (overlapping it by DUPLICATE_IOU or more)."""
     errors = []
     used: set[int] = set()
+    matched: list[dict] = []  # the hand's true boxes a detection matched
     for truth in boxes:
         if truth["role"] == "stray":
             continue
@@ -52,12 +57,26 @@ def detection_errors(detections: list[dict], boxes: list[dict]) -> list[str]:
             errors.append(f"missed {truth['tile']}")
             continue
         used.add(best)
+        matched.append(truth)
         if detections[best]["tile"] != truth["tile"]:
             errors.append(f"{truth['tile']} read as {detections[best]['tile']}")
     for i, det in enumerate(detections):
-        if i not in used and all(_iou(det["box"], t["box"]) < 0.3 for t in boxes):
+        if i in used:
+            continue
+        if all(_iou(det["box"], t["box"]) < DUPLICATE_IOU for t in boxes):
             errors.append(f"extra {det['tile']}")
+        elif any(_iou(det["box"], t["box"]) >= DUPLICATE_IOU for t in matched):
+            errors.append(f"duplicate {det['tile']}")
     return errors
+
+
+def _said(change: dict) -> str:
+    """A change of the reading repair in words: 'added B8', 'dropped B6', 'W9 taken as W7'."""
+    if change.get("added"):
+        return f"added {change['to']}"
+    if change.get("removed"):
+        return f"dropped {change['from']}"
+    return f"{change['from']} taken as {change['to']}"
 
 
 def _total(analysis: dict) -> int | None:
@@ -105,8 +124,7 @@ def evaluate(
             changes = [c for w in analysis["warning_details"] if w["code"] == "reading_repaired"
                        for c in w["params"]["changes"]]
             if changes:
-                row["repaired"] = [f"added {c['to']}" if c.get("added") else f"{c['from']} taken as {c['to']}"
-                                   for c in changes]
+                row["repaired"] = [_said(c) for c in changes]
                 repaired_seconds += seconds
             # the detector's reading (its weak boxes, offered only to the repair, are not part of it)
             row["detection_errors"] = detection_errors([d for d in detections if not d.get("weak")], record["boxes"])
@@ -133,7 +151,8 @@ def evaluate(
         hand_tiles = sum(r["hand_tiles"] for r in results)
         missed = sum(e.startswith("missed ") for r in results for e in r["detection_errors"])
         misread = sum(" read as " in e for r in results for e in r["detection_errors"])
-        summary["hand_tiles"] = {"total": hand_tiles, "missed": missed, "misread": misread}
+        duplicates = sum(e.startswith("duplicate ") for r in results for e in r["detection_errors"])
+        summary["hand_tiles"] = {"total": hand_tiles, "missed": missed, "misread": misread, "duplicates": duplicates}
         repaired = [r for r in results if r.get("repaired")]
         right = sum(r["photo_total"] == r["true_total"] for r in repaired)
         summary["repairs"] = {"on": repair, "photos": len(repaired), "right": right, "wrong": len(repaired) - right,

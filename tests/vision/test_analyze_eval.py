@@ -1,0 +1,60 @@
+"""vision.analyze_eval: a dropped tile of the reading repair, and a second box on one tile."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from vision.analyze_eval import FRESH_SEEDS, detection_errors, evaluate
+
+pytest.importorskip("scoring")
+
+TILE = [0.0, 0.0, 40.0, 56.0]
+
+
+def shifted(box, share):
+    """`box` moved right by `share` of its width."""
+    w = box[2] - box[0]
+    return [box[0] + share * w, box[1], box[2] + share * w, box[3]]
+
+
+def test_a_second_box_on_a_matched_tile_is_a_duplicate():
+    boxes = [{"tile": "B6", "box": TILE, "role": "concealed"},
+             {"tile": "W2", "box": shifted(TILE, 3), "role": "concealed"}]
+    found = [{"tile": "B6", "box": TILE}, {"tile": "W2", "box": shifted(TILE, 3)}]
+    assert detection_errors(found, boxes) == []
+    twin = {"tile": "W6", "box": shifted(TILE, 0.45)}  # IoU 0.38 with the B6: no tile of its own
+    assert detection_errors(found + [twin], boxes) == ["duplicate W6"]
+    # a box half on a tile no other box matched is that tile found badly, not a duplicate
+    assert detection_errors([found[1], twin], boxes) == ["missed B6"]
+
+
+class AddsATwin:
+    """A detector that finds a scene's true boxes and a second box on one tile of the hand
+    (shifted 0.4 of its width, read as that tile, scored lower)."""
+
+    def __init__(self, record):
+        self.dets = [{"tile": b["tile"], "box": b["box"], "score": 0.95, "candidates": [[b["tile"], 0.95]]}
+                     for b in record["boxes"]]
+        i = next(i for i, b in enumerate(record["boxes"]) if b["role"] == "concealed")
+        self.tile = record["boxes"][i]["tile"]
+        self.dets.append({"tile": self.tile, "box": shifted(record["boxes"][i]["box"], 0.4), "score": 0.6,
+                          "candidates": [[self.tile, 0.6]]})
+
+    def detect(self, rgb):
+        return copy.deepcopy(self.dets)
+
+
+def test_analyze_eval_lists_a_dropped_tile_and_counts_the_duplicate():
+    from datasets.synth.generate import make_example
+
+    seed = FRESH_SEEDS + 503  # a scene whose layout counts the twin: 15 tiles, no winning hand
+    detector = AddsATwin(make_example(seed, 0, [640])["record"])
+    without = evaluate(1, seed=seed, long_sides=(640,), detector=detector, repair=False)
+    [row] = without["results"]
+    assert row["photo_total"] is None and row["stage"] == "detection"
+    assert row["detection_errors"] == [f"duplicate {detector.tile}"] and without["hand_tiles"]["duplicates"] == 1
+    summary = evaluate(1, seed=seed, long_sides=(640,), detector=detector)
+    [row] = summary["results"]
+    assert row["photo_total"] == row["true_total"] and row["repaired"] == [f"dropped {detector.tile}"]
+    assert {k: summary["repairs"][k] for k in ("photos", "right", "wrong")} == {"photos": 1, "right": 1, "wrong": 0}
