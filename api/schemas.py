@@ -103,6 +103,9 @@ class PhotoTile(Detection):
     read_as: Optional[DetectedTile] = Field(
         None, description="set on a tile scored as another tile than the detector read so that the hand "
         "wins (warning reading_repaired): the detector's own reading; `tile` is the one scored")
+    dropped: Optional[bool] = Field(
+        None, description="true on a tile the reading repair left out so that the hand wins (warning "
+        "reading_repaired, a change with `removed`): role stray, low_confidence; check it")
 
 
 class Reading(BaseModel):
@@ -155,17 +158,23 @@ class LowConfidenceParams(BaseModel):
 class RepairedTile(BaseModel):
     from_: Optional[DetectedTile] = Field(alias="from", description="the tile as the detector read it; "
                                           "null for an added tile")
-    to: DetectedTile = Field(description="the tile scored instead: one of the detector's next choices")
-    choice: int = Field(description="its place among the detector's choices for that tile, 1 = first")
+    to: Optional[DetectedTile] = Field(description="the tile scored instead: one of the detector's next "
+                                       "choices; null for a dropped tile")
+    choice: Optional[int] = Field(None, description="its place among the detector's choices for that tile, "
+                                  "1 = first; absent for a dropped tile")
     box: list[float] = Field(description="the tile's box, [x1, y1, x2, y2] in pixels, as in `tiles`")
     added: Optional[bool] = Field(None, description="true: a faint box the finder scored under its threshold, "
                                   "added to a hand one tile short (its tile is marked low_confidence)")
+    removed: Optional[bool] = Field(None, description="true: a box left out of a hand with a tile too many "
+                                    "(likely a second box on one tile); its record in `tiles` is a stray "
+                                    "marked `dropped` and low_confidence")
 
     @model_serializer(mode="wrap")
-    def _without_unset_added(self, handler) -> dict:  # a substitution's record says no `added`
+    def _without_unset_flags(self, handler) -> dict:  # a substitution's record says no `added` nor `removed`
         data = handler(self)
-        if data.get("added") is None:
-            data.pop("added", None)
+        for key in ("added", "removed", "choice"):
+            if data.get(key) is None:
+                data.pop(key, None)
         return data
 
     model_config = {"populate_by_name": True, "serialize_by_alias": True}
@@ -242,7 +251,8 @@ class AnalyzeResponse(Open):
         description="each of `warnings`, in the same order, as a stable code and its params")
     alternatives: list[Alternative] = Field(description="other readings of the same tiles, with their totals")
     image_size: Optional[list[int]] = Field(None, description="[width, height] of the analysed image: the photo "
-                                            "as shown, at most FANSHOT_ANALYSIS_MAX_SIDE pixels long")
+                                            "as shown, at the scale it is read at (vision.detector.read_photo: "
+                                            "a 4000 px JPEG at 1/4, larger when its tiles are small)")
     image_url: Optional[str] = Field(None, description="the annotated photo (JPEG), kept for a while")
     image_base64: Optional[str] = Field(None, description="the annotated photo as base64 JPEG, when asked for")
 

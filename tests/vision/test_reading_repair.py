@@ -324,3 +324,19 @@ def test_a_dropped_tile_is_shown_on_the_photo_and_said_in_chinese():
     box = detail["params"]["changes"][0]["box"]
     out = annotate(np.full((600, 1200, 3), 70, np.uint8), result)
     assert tuple(out[int((box[1] + box[3]) / 2), int(box[2]) - 1]) == LOW_CONFIDENCE_COLOUR
+
+
+def test_the_api_answers_a_dropped_tile_as_the_repair_gives_it():
+    from pydantic import TypeAdapter
+
+    from api.schemas import PhotoTile, WarningDetail
+
+    dets = detections(ONE_ROW)
+    result = analyze(dets + [twin_of(dets, ROW_W7, [("W8", 0.6)])])
+    adapter = TypeAdapter(WarningDetail)
+    detail = result["warning_details"][0]
+    assert adapter.dump_python(adapter.validate_python(detail), mode="json") == detail
+    [tile] = [t for t in result["tiles"] if t.get("dropped")]
+    assert PhotoTile.model_validate(tile).model_dump()["dropped"] is True
+    substituted = analyze(misread(detections(), W7, [("W9", 0.6), ("W7", 0.3)]))["warning_details"][0]
+    assert adapter.dump_python(adapter.validate_python(substituted), mode="json") == substituted  # no flags added
