@@ -7,6 +7,7 @@ is installed). Vision is imported on first use, so the app starts fast.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,64 +60,44 @@ class Inference:
         self._model_loaded = True
         return detector
 
-    def decode(self, data: bytes, max_side: int | None = None):
-        from vision.decode import ImageError, decode_image
-
-        try:
-            return decode_image(data, max_pixels=self.settings.max_pixels, max_side=max_side)
-        except ImageError as exc:
-            raise ApiError(exc.status, exc.code, exc.message) from None
-
-    def analysis_side(self, data: bytes) -> int | None:
-        """The long side to analyse the photo at: at most `analysis_max_side`, and a 1/2, 1/4
-        or 1/8 of the photo's, which a JPEG decodes to directly (no resampling after)."""
-        from vision.decode import ImageError, probe_image
-
-        try:
-            long_side = max(probe_image(data, max_pixels=self.settings.max_pixels))
-        except ImageError as exc:
-            raise ApiError(exc.status, exc.code, exc.message) from None
-        return draft_side(long_side, self.settings.analysis_max_side)
-
     def detect(self, data: bytes) -> dict[str, Any]:
         """Tiles in the photo, boxes in pixels of the photo as shown (EXIF orientation applied)."""
-        from vision.decode import ImageError
         from vision.detector import detect_photo
 
         detector = self.detector()
-        try:
+        with image_errors():
             return detect_photo(detector, data, max_pixels=self.settings.max_pixels)
-        except ImageError as exc:
-            raise ApiError(exc.status, exc.code, exc.message) from None
 
     def analyze(self, data: bytes, context: dict[str, Any], rules: str) -> Annotated:
-        """The analysis of vision.analyze, on the photo decoded at most `analysis_max_side`
-        pixels long (boxes are in pixels of that image, `image_size`), and the annotated
-        photo as JPEG bytes."""
+        """The analysis of vision.analyze.analyze_photo (the photo read as `fanshot analyze` and
+        `fanshot detect` read it, vision.detector.read_photo; boxes in pixels of the image
+        analysed, `image_size`), and the annotated photo as JPEG bytes."""
         import scoring
-        from vision.analyze import analyze_rgb
+        from vision.analyze import analyze_photo
         from vision.annotate import annotate, encode_jpeg
+        from vision.decode import probe_image
 
-        rgb = self.decode(data, max_side=self.analysis_side(data))
+        with image_errors():  # not an image: refused before the model is loaded
+            probe_image(data, max_pixels=self.settings.max_pixels)
         detector = self.detector()
         try:
-            analysis = analyze_rgb(rgb, context, rules, detector)
+            with image_errors():
+                rgb, analysis = analyze_photo(data, context, rules, detector, max_pixels=self.settings.max_pixels)
         except scoring.HandError as exc:
             raise ApiError(422, exc.code, exc.message, params=exc.params) from None
         small, drawn = shrink_for_drawing(rgb, analysis, self.settings.annotated_max_side)
         return Annotated(analysis, encode_jpeg(annotate(small, drawn)))
 
 
-def draft_side(long_side: int, limit: int) -> int | None:
-    """None if `long_side` fits in `limit`; else long_side/2, /4 or /8 (rounded up), the largest
-    that fits; `limit` itself if even an eighth does not."""
-    if long_side <= limit:
-        return None
-    for factor in (2, 4, 8):
-        side = -(-long_side // factor)
-        if side <= limit:
-            return side
-    return limit
+@contextmanager
+def image_errors():
+    """vision.decode.ImageError raised inside becomes the ApiError with its status (413/415/422)."""
+    from vision.decode import ImageError
+
+    try:
+        yield
+    except ImageError as exc:
+        raise ApiError(exc.status, exc.code, exc.message) from None
 
 
 def shrink_for_drawing(rgb, analysis: dict[str, Any], max_side: int):

@@ -16,7 +16,6 @@ MIB = 1024 * 1024
 class Settings:
     max_upload_bytes: int = 20 * MIB     # an uploaded image larger than this: 413
     max_pixels: int = 50_000_000         # a decoded image with more pixels: 413
-    analysis_max_side: int = 2048        # photos are analysed at most this long (a 1/2^k of theirs)
     annotated_max_side: int = 1280       # the annotated photo sent back is at most this long
     inference_workers: int = 2           # analyses / detections running at once
     inference_queue: int = 16            # requests allowed to wait for a worker; more: 503
@@ -26,7 +25,7 @@ class Settings:
     ENV_PREFIX = "FANSHOT_"
 
     def __post_init__(self) -> None:
-        for name in ("max_upload_bytes", "max_pixels", "analysis_max_side", "annotated_max_side",
+        for name in ("max_upload_bytes", "max_pixels", "annotated_max_side",
                      "inference_workers", "image_store_size"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")

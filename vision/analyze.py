@@ -117,9 +117,27 @@ def analyze_image(
     *,
     max_pixels: int | None = None,
 ) -> dict:
-    """Decode image bytes (JPEG, PNG, WebP, HEIC; EXIF orientation applied) and analyze them."""
-    from vision.decode import decode_image
+    """Decode image bytes (JPEG, PNG, WebP, HEIC; EXIF orientation applied) and analyze them
+    (`analyze_photo`'s analysis)."""
+    return analyze_photo(data, context, rules, detector, max_pixels=max_pixels)[1]
 
-    normalize_context(context, rules)  # refuse a bad context or rule set before decoding anything
-    rgb = decode_image(data) if max_pixels is None else decode_image(data, max_pixels=max_pixels)
-    return analyze_rgb(rgb, context, rules, detector)
+
+def analyze_photo(
+    data: bytes,
+    context: dict | None = None,
+    rules: str = "mcr",
+    detector: Detector | None = None,
+    *,
+    max_pixels: int | None = None,
+) -> tuple[np.ndarray, dict]:
+    """A photo's bytes read at the resolution the pipeline reads photos at
+    (vision.detector.read_photo: a 4000 px JPEG at 1/4, again larger when its tiles come out
+    small) and analyzed: (the RGB image analyzed, the analysis, boxes in its pixels).
+    `fanshot analyze` and POST /api/v1/analyze call this."""
+    from vision.detector import get_detector, read_photo
+
+    context = normalize_context(context, rules)  # a bad context or rule set: refused before decoding
+    if detector is None:
+        detector = get_detector()
+    rgb, detections = read_photo(detector, data, lambda image: detect_hand(detector, image), max_pixels=max_pixels)
+    return rgb, analyze_detections(detections, (rgb.shape[1], rgb.shape[0]), context, rules)

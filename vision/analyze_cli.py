@@ -40,6 +40,24 @@ def register(subparsers) -> None:
                    help="do not repair readings that make no winning hand (vision.reading_repair)")
     e.set_defaults(func=run_eval)
 
+    r = subparsers.add_parser(
+        "resolution-eval",
+        help="photo -> score at several decode resolutions: totals right and CPU ms per photo",
+        description="Read the photos of a `fanshot synth` folder at each decode rule (a long side in px, "
+        "'full', or 'photo': the pipeline's own rule) and print how many totals equal the scenes' true "
+        "totals and the CPU time per photo (decode + detect + layout).",
+    )
+    r.add_argument("folder", help="a `fanshot synth --out` folder (images/ and records/)")
+    r.add_argument("--rules", default="1000,2000,full,photo",
+                   help="comma-separated: long sides in px, 'full', 'photo' (the pipeline's rule) or 'photoT' (that "
+                        "rule with tiles wanted T px long); default 1000,2000,full,photo")
+    r.add_argument("--limit", type=int, help="only the first N scenes")
+    r.add_argument("--wide", type=float, metavar="K",
+                   help="make each photo a wide shot first: the scene K times smaller on a table of the same size")
+    r.add_argument("--model-dir", help="detector model folder (default: the shipped models/)")
+    r.add_argument("--json", metavar="FILE", help="also write every photo's totals to FILE")
+    r.set_defaults(func=run_resolution_eval)
+
 
 def _fail(message: str, code: int = 2) -> int:
     print(f"fanshot analyze: {message}", file=sys.stderr)
@@ -48,8 +66,8 @@ def _fail(message: str, code: int = 2) -> int:
 
 def run_analyze(args) -> int:
     from scoring.errors import HandError
-    from vision.analyze import RESULT_KEYS, analyze_rgb, normalize_context
-    from vision.decode import ImageError, decode_image
+    from vision.analyze import RESULT_KEYS, analyze_photo, normalize_context
+    from vision.decode import ImageError
     from vision.detector import ModelNotFoundError, get_detector
 
     try:
@@ -61,12 +79,10 @@ def run_analyze(args) -> int:
     if not path.is_file():
         return _fail(f"no such file: {path}")
     try:
-        rgb = decode_image(path.read_bytes())
+        detector = get_detector(args.model_dir)
+        rgb, analysis = analyze_photo(path.read_bytes(), context, args.rules, detector)
     except ImageError as exc:
         return _fail(f"{path}: {exc.message}")
-    try:
-        detector = get_detector(args.model_dir)
-        analysis = analyze_rgb(rgb, context, args.rules, detector)
     except ModelNotFoundError as exc:
         return _fail(str(exc))
     except HandError as exc:  # a bad context or rule set
@@ -175,6 +191,42 @@ def run_eval(args) -> int:
         elif r.get("error"):
             line += f" {r['error']['message']}"
         print(line)
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, ensure_ascii=False, indent=1))
+    return 0
+
+
+def _side_or_photo(rule: str) -> bool:
+    """A long side of 64 px or more, `photo`, or `photo` + a tile length in px."""
+    number = rule[len("photo"):] if rule.startswith("photo") else rule
+    return (number == "" and rule == "photo") or (number.isdigit() and int(number) >= (8 if rule != number else 64))
+
+
+def run_resolution_eval(args) -> int:
+    from vision.resolution_eval import evaluate, format_summary
+
+    rules = [r.strip() for r in args.rules.split(",") if r.strip()]
+    bad = [r for r in rules if r != "full" and not _side_or_photo(r)]
+    if not rules or bad:
+        return _fail(f"--rules: expected long sides of 64 px or more, 'full' or 'photo', got {', '.join(bad) or 'nothing'}")
+    if args.wide is not None and args.wide < 1:
+        return _fail("--wide must be 1 or more")
+    from vision.detector import ModelNotFoundError, get_detector
+
+    try:
+        detector = get_detector(args.model_dir)
+    except ModelNotFoundError as exc:
+        return _fail(str(exc))
+    from tqdm import tqdm
+
+    try:
+        with tqdm(unit="photo", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
+            summary = evaluate(Path(args.folder), rules, detector, limit=args.limit, wide=args.wide,
+                               progress=lambda i: bar.update(1))
+    except (FileNotFoundError, json.JSONDecodeError, KeyError) as exc:
+        return _fail(f"{args.folder}: {exc}")
+    title = f"{args.folder}" + (f", wide shots (scene {args.wide:g}x smaller)" if args.wide else "")
+    print(format_summary(summary, title))
     if args.json:
         Path(args.json).write_text(json.dumps(summary, ensure_ascii=False, indent=1))
     return 0

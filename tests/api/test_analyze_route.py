@@ -92,12 +92,18 @@ def test_a_rule_sets_own_context_fields_reach_the_scorer(stand_in):
     assert refused.json()["error"]["code"] == "unknown_context_key"
 
 
-def test_a_big_photo_is_analysed_on_a_copy_at_most_analysis_max_side_long(stand_in):
-    client, detector = stand_in(analysis_max_side=900)
-    body = _post(client).json()
-    assert detector.sizes == [(800, 600)]  # half of 1600 x 1200: what the JPEG decoder gives directly
-    assert body["image_size"] == [800, 600]
+def test_a_12_mp_photo_is_analysed_at_a_quarter_of_its_size(stand_in):
+    client, detector = stand_in()
+    body = _post(client, photo=_scaled_jpeg(4000, 3000)).json()
+    assert detector.sizes == [(1000, 750)]  # what the JPEG decoder gives directly (vision.detector.read_photo)
+    assert body["image_size"] == [1000, 750]
     assert _tiles(body["hand"]) == _tiles(RECORD["hand"])
+
+
+def _scaled_jpeg(width: int, height: int) -> bytes:
+    buffer = io.BytesIO()
+    Image.open(io.BytesIO(PHOTO)).resize((width, height)).save(buffer, "JPEG", quality=85)
+    return buffer.getvalue()
 
 
 def test_an_unknown_rule_set_is_the_scorers_422(stand_in):
@@ -121,7 +127,7 @@ def test_detect_answers_the_detectors_tiles_in_photo_pixels(stand_in):
     assert response.status_code == 200
     body = response.json()
     assert (body["width"], body["height"]) == (RECORD["width"], RECORD["height"])
-    assert max(detector.sizes[-1]) <= 1000  # detected on a smaller copy, boxes scaled back
+    assert detector.sizes[-1] == (1600, 1200)  # no JPEG scale of it is 1000 px or more but the photo itself
     truth = detector.detect(np.zeros((RECORD["height"], RECORD["width"], 3), np.uint8))
     assert [d["tile"] for d in body["detections"]] == [d["tile"] for d in truth]
     for found, true in zip(body["detections"], truth):
@@ -135,16 +141,6 @@ def test_without_a_model_the_photo_routes_are_a_503_saying_so(make_client, tmp_p
     assert response.status_code == 503
     assert response.json()["error"]["code"] == "model_not_found"
     assert client.get("/api/v1/health").json()["model_loaded"] is False
-
-
-@pytest.mark.parametrize("long_side, limit, side", [
-    (1600, 2048, None), (2048, 2048, None), (4000, 2048, 2000), (4032, 2048, 2016), (4033, 2048, 2017),
-    (8000, 2048, 2000), (9000, 2048, 1125), (40000, 2048, 2048), (4000, 800, 500),
-])
-def test_the_analysis_size_is_a_scale_the_jpeg_decoder_gives_directly(long_side, limit, side):
-    from api.inference import draft_side
-
-    assert draft_side(long_side, limit) == side
 
 
 # With the shipped model (models/): what it reads is its own business (vision's tests and

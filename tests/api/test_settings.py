@@ -9,11 +9,11 @@ def test_defaults_when_environment_is_empty():
 
 def test_every_setting_reads_from_its_environment_variable(tmp_path):
     settings = Settings.from_env({
-        "FANSHOT_MAX_UPLOAD_BYTES": "1000", "FANSHOT_MAX_PIXELS": "2000", "FANSHOT_ANALYSIS_MAX_SIDE": "640", "FANSHOT_ANNOTATED_MAX_SIDE": "320",
+        "FANSHOT_MAX_UPLOAD_BYTES": "1000", "FANSHOT_MAX_PIXELS": "2000", "FANSHOT_ANNOTATED_MAX_SIDE": "320",
         "FANSHOT_INFERENCE_WORKERS": "3", "FANSHOT_INFERENCE_QUEUE": "0", "FANSHOT_IMAGE_STORE_SIZE": "5",
         "FANSHOT_MODEL_DIR": str(tmp_path),
     })
-    assert settings == Settings(max_upload_bytes=1000, max_pixels=2000, analysis_max_side=640, annotated_max_side=320,
+    assert settings == Settings(max_upload_bytes=1000, max_pixels=2000, annotated_max_side=320,
                                 inference_workers=3, inference_queue=0, image_store_size=5,
                                 model_dir=tmp_path)
 

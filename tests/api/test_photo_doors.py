@@ -1,0 +1,86 @@
+"""One photo, one reading: `fanshot detect`, `fanshot analyze`, POST /api/v1/detect and POST
+/api/v1/analyze all read a photo's bytes at the same resolution (vision.detector.read_photo), so
+the shipped model sees the same pixels and finds the same tiles whichever door the photo came in by."""
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+
+import pytest
+
+from fanshot.cli import main
+from vision.bench import DEFAULT_PHOTO, phone_jpeg
+from vision.detector import get_detector
+from vision.resolution_eval import wide_shot
+
+
+class Recording:
+    """The shipped detector, noting what each call was given (size, pixels) and what it found."""
+
+    def __init__(self, real):
+        self.real = real
+        self.calls: list[tuple] = []
+
+    def _note(self, rgb, found):
+        tiles = [(d["tile"], tuple(d["box"])) for d in found]
+        self.calls.append((rgb.shape, hashlib.sha1(rgb.tobytes()).hexdigest(), tiles))
+
+    def detect(self, rgb):
+        found = self.real.detect(rgb)
+        self._note(rgb, found)
+        return found
+
+    def detect_with_weak(self, rgb, floor):
+        found, weak = self.real.detect_with_weak(rgb, floor)
+        self._note(rgb, found)
+        return found, weak
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory):
+    """A 12 MP phone JPEG of a committed test scene, and the same scene as a wide shot."""
+    folder = tmp_path_factory.mktemp("doors")
+    big = phone_jpeg(sorted(DEFAULT_PHOTO.glob("*.jpg"))[0])
+    wide, _ = wide_shot(big, 3.0, seed=random.Random("doors").getrandbits(32))
+    paths = {}
+    for name, data in (("big", big), ("wide", wide)):
+        paths[name] = folder / f"{name}.jpg"
+        paths[name].write_bytes(data)
+    return paths
+
+
+def _through_every_door(photo, monkeypatch, make_client, capsys) -> dict[str, list[tuple]]:
+    real = get_detector()
+    seen = {}
+
+    def door(name):
+        recording = Recording(real)
+        seen[name] = recording.calls
+        return recording
+
+    for command in ("detect", "analyze"):
+        recording = door(command)
+        monkeypatch.setattr("vision.detector.get_detector", lambda *a, _r=recording, **k: _r)
+        assert main([command, "--json", str(photo)]) in (0, 1)  # 1: analyze read no winning hand
+        json.loads(capsys.readouterr().out)
+    client = make_client()
+    for route in ("detect", "analyze"):
+        recording = door(f"api/{route}")
+        monkeypatch.setattr(client.app.state.inference, "detector", lambda _r=recording: _r)
+        response = client.post(f"/api/v1/{route}", files={"image": ("hand.jpg", photo.read_bytes(), "image/jpeg")})
+        assert response.status_code == 200, response.text
+    return seen
+
+
+@pytest.mark.parametrize("name, looks", [("big", 1), ("wide", 2)])
+def test_every_door_gives_the_model_the_same_pixels_and_gets_the_same_tiles(
+    photos, name, looks, monkeypatch, make_client, capsys
+):
+    seen = _through_every_door(photos[name], monkeypatch, make_client, capsys)
+    first = seen["detect"]
+    assert len(first) == looks  # the wide shot's tiles are small at 1/4: a second look at 1/2
+    assert first[0][0][:2] in ((750, 1000), (1000, 750))  # 4000 x 3000 at 1/4, decoded by the codec
+    assert len(first[-1][2]) >= 10  # the model found the hand
+    for door, calls in seen.items():
+        assert calls == first, door
