@@ -55,7 +55,7 @@ _CHOICE_ZH = "一二三四"
 
 def _repair_change_zh(c: dict) -> str:
     if c.get("removed"):
-        return f"识别为{tile_name(c['from'])}的牌没有计入（可能是同一张牌识别了两次，或者不是牌）"
+        return f"识别为{tile_name(c['from'])}的牌没有计入（可能是同一张牌识别了两次，或不是牌）"
     choice = _CHOICE_ZH[c["choice"] - 1] if 0 < c["choice"] <= len(_CHOICE_ZH) else c["choice"]
     said = "一张识别把握很小的牌" if c.get("added") else f"识别为{tile_name(c['from'])}的牌"
     return f"{said}按{tile_name(c['to'])}计算（识别的第{choice}选择）"

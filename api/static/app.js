@@ -71,7 +71,7 @@ const WARNING_ZH = {
   low_confidence: (p) => `这些牌识别把握不大（低于 ${p.threshold}），请核对：` +
     p.tiles.map((x) => `${tileNameZh(x.tile)}（${x.score.toFixed(2)}）`).join("、"),
   reading_repaired: (p) => p.changes.map((c) => c.removed
-    ? `识别为${tileNameZh(c.from)}的牌没有计入（可能是同一张牌识别了两次，或者不是牌）`
+    ? `识别为${tileNameZh(c.from)}的牌没有计入（可能是同一张牌识别了两次，或不是牌）`
     : (c.added ? "一张识别把握很小的牌" : `识别为${tileNameZh(c.from)}的牌`) + `按${tileNameZh(c.to)}计算` +
     `（识别的第${c.choice >= 1 && c.choice <= 4 ? "一二三四"[c.choice - 1] : c.choice}选择）`).join("；") +
     "，这样才能和牌，请核对",

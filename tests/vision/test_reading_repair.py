@@ -320,7 +320,7 @@ def test_a_dropped_tile_is_shown_on_the_photo_and_said_in_chinese():
     twin = twin_of(dets, ROW_W7, [("W8", 0.6)])
     result = analyze_image(png_bytes(), detector=StandIn(copy.deepcopy(dets + [twin])))
     [detail] = [w for w in result["warning_details"] if w["code"] == "reading_repaired"]
-    assert warning_zh(detail) == "识别为八万的牌没有计入（可能是同一张牌识别了两次，或者不是牌），这样才能和牌，请核对"
+    assert warning_zh(detail) == "识别为八万的牌没有计入（可能是同一张牌识别了两次，或不是牌），这样才能和牌，请核对"
     box = detail["params"]["changes"][0]["box"]
     out = annotate(np.full((600, 1200, 3), 70, np.uint8), result)
     assert tuple(out[int((box[1] + box[3]) / 2), int(box[2]) - 1]) == LOW_CONFIDENCE_COLOUR
