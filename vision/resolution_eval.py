@@ -102,12 +102,24 @@ def read_photo_total(detector, data: bytes, rule: str, context: dict, boxes: lis
 
     began = time.process_time()
     rgb, detections = read_by_rule(detector, data, rule)
-    analysis = analyze_detections(detections, (rgb.shape[1], rgb.shape[0]), context)
+    crash = None
+    try:
+        analysis = analyze_detections(detections, (rgb.shape[1], rgb.shape[0]), context)
+    except Exception as exc:  # a bug in the layout: counted and shown, the measurement goes on
+        analysis, crash = {}, f"{type(exc).__name__}: {exc}"
     seconds = time.process_time() - began
     scale = rgb.shape[1] / probe_image(data)[0]
     errors = detection_errors([d for d in detections if not d.get("weak")], _moved(boxes, scale, 0.0, 0.0))
     return {"total": analysis["score"]["total"] if analysis.get("score") else None, "seconds": seconds,
-            "side": max(rgb.shape[:2]), "tile_errors": len(errors)}
+            "side": max(rgb.shape[:2]), "tile_errors": _kinds(errors), "crash": crash}
+
+
+def _kinds(errors: list[str]) -> dict[str, int]:
+    """detection_errors' texts counted by kind: missed, misread (`A read as B`), extra."""
+    kinds = {"missed": 0, "misread": 0, "extra": 0}
+    for error in errors:
+        kinds["misread" if " read as " in error else error.split()[0]] += 1
+    return kinds
 
 
 def evaluate(
@@ -122,8 +134,8 @@ def evaluate(
     """Per rule: photos, totals right, CPU ms per photo (mean, p95), median long side analysed;
     and per photo the totals read."""
     scenes = load_scenes(folder, limit)
-    per_rule = {rule: {"right": 0, "cpu": [], "sides": [], "tile_errors": 0, "photos_with_tile_errors": 0}
-                for rule in rules}
+    per_rule = {rule: {"right": 0, "cpu": [], "sides": [], "photos_with_tile_errors": 0, "crashes": [],
+                       "tile_errors": {"missed": 0, "misread": 0, "extra": 0}} for rule in rules}
     photos = []
     for i, (image, record) in enumerate(scenes):
         data, boxes = image.read_bytes(), record["boxes"]
@@ -138,9 +150,12 @@ def evaluate(
             stats["right"] += result["total"] == truth
             stats["cpu"].append(result["seconds"])
             stats["sides"].append(result["side"])
-            stats["tile_errors"] += result["tile_errors"]
-            stats["photos_with_tile_errors"] += result["tile_errors"] > 0
+            for kind, count in result["tile_errors"].items():
+                stats["tile_errors"][kind] += count
+            stats["photos_with_tile_errors"] += sum(result["tile_errors"].values()) > 0
             row["read"][rule] = result["total"]
+            if result["crash"]:
+                stats["crashes"].append(f"{image.name}: {result['crash']}")
             row["tile_errors"][rule] = result["tile_errors"]
         photos.append(row)
         if progress:
@@ -151,7 +166,8 @@ def evaluate(
         summary[rule] = {
             "photos": len(scenes),
             "right": int(stats["right"]),
-            "tile_errors": int(stats["tile_errors"]),
+            "tile_errors": stats["tile_errors"],
+            "crashes": stats["crashes"],
             "photos_with_tile_errors": int(stats["photos_with_tile_errors"]),
             "cpu_ms_mean": round(float(cpu.mean()), 1),
             "cpu_ms_p95": round(float(np.percentile(cpu, 95)), 1),
@@ -162,10 +178,13 @@ def evaluate(
 
 
 def format_summary(summary: dict, title: str) -> str:
-    lines = [title, f"{'rule':>7} {'right':>9} {'tile errors (photos)':>21} {'CPU ms/photo':>13} {'p95':>6}"
+    lines = [title, f"{'rule':>7} {'right':>9} {'missed/misread/extra (photos)':>30} {'CPU ms/photo':>13} {'p95':>6}"
                     f" {'side (median, max)':>19}"]
     for rule, s in summary["rules"].items():
-        errors = f"{s['tile_errors']} ({s['photos_with_tile_errors']})"
-        lines.append(f"{rule:>7} {s['right']:>4}/{s['photos']:<4} {errors:>21} {s['cpu_ms_mean']:>13.0f}"
+        e = s["tile_errors"]
+        errors = f"{e['missed']}/{e['misread']}/{e['extra']} ({s['photos_with_tile_errors']})"
+        lines.append(f"{rule:>7} {s['right']:>4}/{s['photos']:<4} {errors:>30} {s['cpu_ms_mean']:>13.0f}"
                      f" {s['cpu_ms_p95']:>6.0f} {s['side_median']:>12}, {s['side_max']}")
+    for rule, s in summary["rules"].items():
+        lines += [f"  {rule}: the analysis crashed on {crash}" for crash in s["crashes"]]
     return "\n".join(lines)
