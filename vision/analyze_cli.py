@@ -223,7 +223,7 @@ def run_resolution_eval(args) -> int:
         with tqdm(unit="photo", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
             summary = evaluate(Path(args.folder), rules, detector, limit=args.limit, wide=args.wide,
                                progress=lambda i: bar.update(1))
-    except (FileNotFoundError, json.JSONDecodeError, KeyError) as exc:
+    except (FileNotFoundError, ValueError) as exc:  # no such folder, or a record that is no scene's
         return _fail(f"{args.folder}: {exc}")
     title = f"{args.folder}" + (f", wide shots (scene {args.wide:g}x smaller)" if args.wide else "")
     print(format_summary(summary, title))

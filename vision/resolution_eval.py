@@ -39,6 +39,9 @@ def load_scenes(folder: Path, limit: int | None = None) -> list[tuple[Path, dict
     scenes = []
     for path in records[:limit]:
         record = json.loads(path.read_text(encoding="utf-8"))
+        if not (isinstance(record.get("score"), dict) and "total" in record["score"]
+                and isinstance(record.get("hand"), dict) and "boxes" in record):
+            raise ValueError(f"{path} is no scene record (score.total, hand, boxes)")
         image = folder / "images" / record.get("image", path.with_suffix(".jpg").name)
         if not image.is_file():
             raise FileNotFoundError(f"{image} is missing (named by {path})")
@@ -115,10 +118,12 @@ def read_photo_total(detector, data: bytes, rule: str, context: dict, boxes: lis
 
 
 def _kinds(errors: list[str]) -> dict[str, int]:
-    """detection_errors' texts counted by kind: missed, misread (`A read as B`), extra."""
+    """detection_errors' texts counted by kind: missed, misread (`A read as B`), extra, and any
+    other kind it names by its first word (duplicate)."""
     kinds = {"missed": 0, "misread": 0, "extra": 0}
     for error in errors:
-        kinds["misread" if " read as " in error else error.split()[0]] += 1
+        kind = "misread" if " read as " in error else error.split()[0]
+        kinds[kind] = kinds.get(kind, 0) + 1
     return kinds
 
 
@@ -145,13 +150,13 @@ def evaluate(
         truth = record["score"]["total"]
         row = {"image": image.name, "true_total": truth, "read": {}, "tile_errors": {}}
         for rule in rules:
-            result = read_photo_total(detector, data, rule, record["hand"]["context"], boxes)
+            result = read_photo_total(detector, data, rule, record["hand"].get("context"), boxes)
             stats = per_rule[rule]
             stats["right"] += result["total"] == truth
             stats["cpu"].append(result["seconds"])
             stats["sides"].append(result["side"])
             for kind, count in result["tile_errors"].items():
-                stats["tile_errors"][kind] += count
+                stats["tile_errors"][kind] = stats["tile_errors"].get(kind, 0) + count
             stats["photos_with_tile_errors"] += sum(result["tile_errors"].values()) > 0
             row["read"][rule] = result["total"]
             if result["crash"]:
@@ -182,7 +187,8 @@ def format_summary(summary: dict, title: str) -> str:
                     f" {'side (median, max)':>19}"]
     for rule, s in summary["rules"].items():
         e = s["tile_errors"]
-        errors = f"{e['missed']}/{e['misread']}/{e['extra']} ({s['photos_with_tile_errors']})"
+        others = "".join(f" +{count} {kind}" for kind, count in e.items() if kind not in ("missed", "misread", "extra"))
+        errors = f"{e['missed']}/{e['misread']}/{e['extra']}{others} ({s['photos_with_tile_errors']})"
         lines.append(f"{rule:>7} {s['right']:>4}/{s['photos']:<4} {errors:>30} {s['cpu_ms_mean']:>13.0f}"
                      f" {s['cpu_ms_p95']:>6.0f} {s['side_median']:>12}, {s['side_max']}")
     for rule, s in summary["rules"].items():

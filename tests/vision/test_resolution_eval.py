@@ -86,3 +86,10 @@ def test_the_command_prints_the_table_and_refuses_bad_rules(scenes, capsys, monk
     assert "half" in capsys.readouterr().err
     assert main(["resolution-eval", str(scenes / "nowhere")]) == 2
     assert "no scene records" in capsys.readouterr().err
+
+
+def test_a_record_that_is_no_scene_is_a_clear_message(scenes, capsys, monkeypatch):
+    monkeypatch.setattr("vision.detector.get_detector", lambda *a, **k: TrueBoxes())
+    (scenes / "records" / "scene.json").write_text(json.dumps({"hand": {}}), encoding="utf-8")
+    assert main(["resolution-eval", str(scenes)]) == 2
+    assert "is no scene record" in capsys.readouterr().err
