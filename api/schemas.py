@@ -252,7 +252,7 @@ class AnalyzeResponse(Open):
     alternatives: list[Alternative] = Field(description="other readings of the same tiles, with their totals")
     image_size: Optional[list[int]] = Field(None, description="[width, height] of the analysed image: the photo "
                                             "as shown, at the scale it is read at (vision.detector.read_photo: "
-                                            "a 4000 px JPEG at 1/4, larger when its tiles are small)")
+                                            "a 4000 px JPEG at 1/4)")
     image_url: Optional[str] = Field(None, description="the annotated photo (JPEG), kept for a while")
     image_base64: Optional[str] = Field(None, description="the annotated photo as base64 JPEG, when asked for")
 

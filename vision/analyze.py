@@ -131,8 +131,8 @@ def analyze_photo(
     max_pixels: int | None = None,
 ) -> tuple[np.ndarray, dict]:
     """A photo's bytes read at the resolution the pipeline reads photos at
-    (vision.detector.read_photo: a 4000 px JPEG at 1/4, again larger when its tiles come out
-    small) and analyzed: (the RGB image analyzed, the analysis, boxes in its pixels).
+    (vision.detector.read_photo: a 4000 px JPEG at 1/4, decoded so by the codec) and analyzed:
+    (the RGB image analyzed, the analysis, boxes in its pixels).
     `fanshot analyze` and POST /api/v1/analyze call this."""
     from vision.detector import get_detector, read_photo
 

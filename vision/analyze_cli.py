@@ -49,8 +49,8 @@ def register(subparsers) -> None:
     )
     r.add_argument("folder", help="a `fanshot synth --out` folder (images/ and records/)")
     r.add_argument("--rules", default="1000,2000,full,photo",
-                   help="comma-separated: long sides in px, 'full', 'photo' (the pipeline's rule) or 'photoT' (that "
-                        "rule with tiles wanted T px long); default 1000,2000,full,photo")
+                   help="comma-separated: long sides in px (64 or more), 'full', 'photo' (the pipeline's rule, "
+                        "vision.detector.read_photo); default 1000,2000,full,photo")
     r.add_argument("--limit", type=int, help="only the first N scenes")
     r.add_argument("--wide", type=float, metavar="K",
                    help="make each photo a wide shot first: the scene K times smaller on a table of the same size")
@@ -196,17 +196,11 @@ def run_eval(args) -> int:
     return 0
 
 
-def _side_or_photo(rule: str) -> bool:
-    """A long side of 64 px or more, `photo`, or `photo` + a tile length in px."""
-    number = rule[len("photo"):] if rule.startswith("photo") else rule
-    return (number == "" and rule == "photo") or (number.isdigit() and int(number) >= (8 if rule != number else 64))
-
-
 def run_resolution_eval(args) -> int:
     from vision.resolution_eval import evaluate, format_summary
 
     rules = [r.strip() for r in args.rules.split(",") if r.strip()]
-    bad = [r for r in rules if r != "full" and not _side_or_photo(r)]
+    bad = [r for r in rules if r not in ("full", "photo") and not (r.isdigit() and int(r) >= 64)]
     if not rules or bad:
         return _fail(f"--rules: expected long sides of 64 px or more, 'full' or 'photo', got {', '.join(bad) or 'nothing'}")
     if args.wide is not None and args.wide < 1:

@@ -378,14 +378,13 @@ def get_detector(model_dir: str | Path | None = None, threads: int = DEFAULT_THR
 
 
 # How the pipeline reads a photo's bytes (`read_photo`; `detect_photo`, `fanshot analyze` and the
-# API's routes all go through it). The first look decodes the photo at least this long, at the
-# smallest scale a JPEG decodes to directly (1/1, 1/2, 1/4, 1/8: a 4000 px photo at 1/4, in the
-# codec) ...
+# API's routes all go through it): decoded at the smallest scale a JPEG decodes to directly (1/1,
+# 1/2, 1/4, 1/8) that is at least this long: a 4000 px photo at 1/4, in the codec. Measured with
+# `fanshot resolution-eval` on 100 fresh 12 MP scenes (seed 970000) and on the same scenes as wide
+# shots (2.5x and 4x smaller in the frame): reading at 2000 px or in full, or a second look at 1/2
+# when the tiles come out small, got no more totals right and cost up to twice the CPU time
+# (docs/photo-resolution.md).
 DETECT_MAX_SIDE = 1000
-# ... and when the tiles found come out shorter than this (median long side of their boxes, px:
-# about the classifier's input height), a second look decodes the photo at the scale that makes
-# them this long (again a direct JPEG scale, up to the full photo) and detects again.
-MIN_TILE_SIDE = 56
 _JPEG_SCALES = (8, 4, 2, 1)
 
 
@@ -400,45 +399,21 @@ def photo_scale_side(long_side: int, at_least: int) -> int:
     return long_side
 
 
-def second_look_side(detections: list[dict], side: int, long_side: int, min_tile: int = MIN_TILE_SIDE) -> int | None:
-    """The long side to look at a photo `long_side` px long again at, when its `detections` on a
-    copy `side` px long have tiles shorter than `min_tile` (the median of their boxes' long
-    sides; weak boxes aside); None when they do not, when nothing was found, or when the copy
-    was the full photo already."""
-    sizes = [max(d["box"][2] - d["box"][0], d["box"][3] - d["box"][1]) for d in detections if not d.get("weak")]
-    if not sizes or side >= long_side:
-        return None
-    tile = float(np.median(sizes))
-    if tile >= min_tile:
-        return None
-    wanted = side * min_tile / max(tile, 1.0)
-    bigger = photo_scale_side(long_side, int(np.ceil(wanted)))
-    return bigger if bigger > side else None
-
-
 def read_photo(
-    detector, data: bytes, detect=None, *, first_side: int = DETECT_MAX_SIDE, min_tile: int = MIN_TILE_SIDE,
-    max_pixels: int | None = None,
+    detector, data: bytes, detect=None, *, first_side: int = DETECT_MAX_SIDE, max_pixels: int | None = None
 ) -> tuple[np.ndarray, list[dict]]:
     """A photo's bytes decoded and detected at the resolution the pipeline reads photos at:
     (the RGB image detected, EXIF orientation applied; `detect(rgb)`'s detections in its pixels).
-
-    First at `photo_scale_side(photo, first_side)`; when the tiles come out small there
-    (`second_look_side`), once more at the scale that makes them `min_tile` long. `detect`:
-    the detection to run (default `detector.detect`; the analysis gives
-    vision.analyze.detect_hand). Raises vision.decode.ImageError for bad bytes."""
+    The image is `photo_scale_side(photo's long side, first_side)` long. `detect`: the detection
+    to run (default `detector.detect`; the analysis gives vision.analyze.detect_hand). Raises
+    vision.decode.ImageError for bad bytes."""
     from vision.decode import DEFAULT_MAX_PIXELS, decode_image, probe_image
 
     limit = DEFAULT_MAX_PIXELS if max_pixels is None else max_pixels
     detect = detector.detect if detect is None else detect
     long_side = max(probe_image(data, max_pixels=limit))
     rgb = decode_image(data, max_pixels=limit, max_side=photo_scale_side(long_side, first_side))
-    found = detect(rgb)
-    again = second_look_side(found, max(rgb.shape[:2]), long_side, min_tile)
-    if again is not None:
-        rgb = decode_image(data, max_pixels=limit, max_side=again)
-        found = detect(rgb)
-    return rgb, found
+    return rgb, detect(rgb)
 
 
 def detect_photo(
@@ -446,7 +421,7 @@ def detect_photo(
 ) -> dict:
     """Detections for one photo's bytes, boxes in pixels of the image as stored (EXIF
     orientation applied): `{"width", "height", "detections": [{"tile", "box", "score"}]}`.
-    The photo is read as `read_photo` reads it (`max_side`: its first look); with `one_set` the
+    The photo is read as `read_photo` reads it (`max_side`: its `first_side`); with `one_set` the
     readings are those one tile set can hold (vision.one_set). Raises vision.decode.ImageError
     for bad bytes."""
     from vision.decode import DEFAULT_MAX_PIXELS, probe_image

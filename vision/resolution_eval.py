@@ -11,7 +11,7 @@ vision.analyze_eval counts them, weak boxes aside) and the process CPU time per 
 
 A rule is a fixed long side in pixels (`1000`: a 4000 px JPEG decodes at 1/4 natively; `2000`:
 at 1/2; `1280`: at 1/2, then resized), `full` (no reduction), or `photo` (the pipeline's own
-rule, vision.detector.read_photo; `photoT`: that rule with tiles wanted T px long).
+rule, vision.detector.read_photo).
 
 `--wide K` makes each photo a wide shot first: the scene shrunk K times on a table of the full
 size (datasets.synth.backgrounds), encoded as a JPEG again (the generator frames every hand to
@@ -86,11 +86,10 @@ def read_by_rule(detector, data: bytes, rule: str) -> tuple[np.ndarray, list[dic
     def detect(rgb):
         return detect_hand(detector, rgb)
 
-    if rule.startswith("photo"):
-        from vision.detector import MIN_TILE_SIDE, read_photo
+    if rule == "photo":
+        from vision.detector import read_photo
 
-        min_tile = int(rule[len("photo"):] or MIN_TILE_SIDE)
-        return read_photo(detector, data, detect, min_tile=min_tile)
+        return read_photo(detector, data, detect)
     rgb = decode_image(data) if rule == "full" else decode_image(data, max_side=int(rule))
     return rgb, detect(rgb)
 
