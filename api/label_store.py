@@ -32,7 +32,6 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif")
 SIDECAR_DIR = ".fanshot"
 HISTORY_LIMIT = 200
 MAX_IMAGE_BYTES = 40 * 1024 * 1024
-DETECT_MAX_SIDE = 2048  # pre-labels are computed on a copy at most this long (boxes scaled back)
 
 
 class _NoDetector(Exception):
@@ -374,9 +373,8 @@ class LabelStore:
             raise _NoDetector(str(exc)) from exc
         data = self.read_image(rel)
         try:
-            # The detector letterboxes to its own size; a copy at most DETECT_MAX_SIDE long is
-            # as good and much faster to decode (JPEG DCT scaling). Boxes come back scaled.
-            result = detect_photo(detector, data, max_side=DETECT_MAX_SIDE)
+            # read as every photo is (vision.detector.read_photo); boxes come back scaled
+            result = detect_photo(detector, data)
         except ImageError as exc:
             raise LabelError(exc.code, f"{rel}: {exc.message}", exc.status) from exc
         width, height = result["width"], result["height"]

@@ -27,7 +27,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
 from api.label_errors import LabelError, openapi_errors
-from api.label_store import DETECT_MAX_SIDE, MAX_IMAGE_BYTES, LabelStore
+from api.label_store import MAX_IMAGE_BYTES, LabelStore
 from vision.classes import CLASS_ID
 
 MODEL_CLASS = "FanshotTileDetector"
@@ -184,7 +184,8 @@ def task_image(url: object, store: LabelStore | None, settings: dict) -> bytes:
 
 def predict_task(task: dict, config: dict, detector, store: LabelStore | None, settings: dict) -> dict:
     """One Label Studio prediction for one task."""
-    from vision.decode import ImageError, decode_image, probe_image
+    from vision.decode import ImageError, probe_image
+    from vision.detector import read_photo
 
     if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
         raise LabelError("bad_task", "each task must be an object with 'data'", 422)
@@ -193,14 +194,14 @@ def predict_task(task: dict, config: dict, detector, store: LabelStore | None, s
     try:
         data = task_image(url, store, settings)
         original_width, original_height = probe_image(data)
-        rgb = decode_image(data, max_side=DETECT_MAX_SIDE)  # percentages do not depend on the scale
+        rgb, found_tiles = read_photo(detector, data)  # percentages do not depend on the scale
     except ImageError as exc:
         raise LabelError(exc.code, f"{where}: {exc.message}", exc.status) from exc
     except LabelError as exc:
         raise LabelError(exc.code, f"{where}: {exc.message}", exc.status) from exc
     height, width = rgb.shape[:2]
     result, scores = [], []
-    for index, found in enumerate(detector.detect(rgb)):
+    for index, found in enumerate(found_tiles):
         label = label_for(found.get("tile", ""), config["labels"])
         if label is None or found.get("tile") not in CLASS_ID:
             continue

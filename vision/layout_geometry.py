@@ -389,7 +389,7 @@ def selections(comps: list[list[Group]], width: float) -> list[Selection]:
     # turned across the hand's rows, outside them: a neighbour's, set aside in front of them.
     hand_rows = {g.row for g in main if g.tiles}
     neighbours = [g for c in comps for g in c if _turned_flowers(g, hand_rows)]
-    if neighbours:
+    if neighbours and any(g not in neighbours for g in main):  # (flowers alone stay the hand's)
         main = [g for g in main if g not in neighbours]
         others = [[g for g in c if g not in neighbours] for c in others]
         others = [c for c in others if c] + [neighbours]

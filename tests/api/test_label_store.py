@@ -216,7 +216,7 @@ def test_big_images_are_detected_on_a_smaller_copy_and_boxes_scaled_back(tmp_pat
             return [{"tile": "T3", "box": [w / 4, h / 4, w / 2, h / 2], "score": 0.5}]
 
     doc = LabelStore(tmp_path, detector_factory=Recorder).load("big.jpg")
-    assert seen == [(1024, 2048)]
+    assert seen == [(512, 1024)]  # read as every photo is: the smallest direct JPEG scale >= 1000 px
     assert (doc["width"], doc["height"]) == (4096, 2048)
     assert doc["boxes"][0]["box"] == [1024.0, 512.0, 2048.0, 1024.0]
 

@@ -26,6 +26,14 @@ def test_too_few_tiles_gives_the_counts_as_params():
                      "message": "13 tiles found; a winning hand needs 14, plus one for each kong"}
 
 
+def test_a_photo_of_flowers_alone_lying_across_is_a_count_error_not_a_crash():
+    # one flower lying sideways (wider than tall), nothing else: no hand rows to lie across
+    result = build_hand([{"tile": "H8", "box": [100, 100, 300, 140], "score": 0.5}], (2000, 1500))
+    assert result["error"]["code"] == "wrong_tile_count"
+    assert result["error"]["params"] == {"found": 0, "needed": 14, "kongs": 0}
+    assert [t["role"] for t in result["tiles"]] == ["flower"]
+
+
 def test_a_kong_raises_the_count_needed():
     error = read(scene([["T9 T9 T9* T9", "W1 W2 W3 W4 W5 W6 W7 B1 B2", "B3"]]))["error"]
     assert error["params"] == {"found": 14, "needed": 15, "kongs": 1}
