@@ -98,7 +98,7 @@ class Group:
 # --------------------------------------------------------------------------- 1. clean
 
 
-def _overlap(a, b) -> float:
+def overlap_of_smaller(a, b) -> float:
     """Intersection over the smaller box."""
     w = min(a[2], b[2]) - max(a[0], b[0])
     h = min(a[3], b[3]) - max(a[1], b[1])
@@ -112,7 +112,7 @@ def _same_tile(a, b, weaker_score: float) -> bool:
     """Two boxes on one tile: they cover most of each other, or (when one of them is
     unsure) half of each other with their centres close; the boxes of neighbouring tiles
     in a tilted row overlap too, but their centres lie a tile apart."""
-    overlap = _overlap(a, b)
+    overlap = overlap_of_smaller(a, b)
     if overlap > DUPLICATE_OVERLAP:
         return True
     if weaker_score >= LOW_CONFIDENCE:

@@ -48,7 +48,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
-from vision.layout_geometry import _overlap as overlap_of_smaller
+from vision.layout_geometry import overlap_of_smaller
 from vision.layout_warnings import warning
 from vision.one_set import copies_in_one_set
 
