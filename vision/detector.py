@@ -32,6 +32,11 @@ DEFAULT_THREADS = 2  # onnxruntime threads per detection (a command detecting on
 DUPLICATE_OVERLAP = 0.7
 DUPLICATE_SIZE_RATIO = 0.5  # ... and the smaller box has more than this share of the larger one's area
 CANDIDATES = 4  # classes listed per detection (its own first), for vision.one_set
+# The finder's look over windows (defaults of model.json's finder keys window_below, window_grid,
+# window_overlap): when the whole photo shows fewer tiles than this (a hand has 14 or more) ...
+WINDOW_BELOW = 14
+WINDOW_GRID = (3, 2)  # ... it looks at 3 x 2 windows (along the long side, the short side) ...
+WINDOW_OVERLAP = 0.25  # ... neighbours sharing this share of a window
 
 
 class ModelNotFoundError(RuntimeError):
@@ -168,6 +173,54 @@ def zoom_region(boxes: np.ndarray, width: int, height: int, margin: float) -> tu
     return x1, y1, x2, y2
 
 
+def photo_windows(width: int, height: int, grid: tuple[int, int], overlap: float) -> list[tuple[int, int, int, int]]:
+    """Overlapping windows (x1, y1, x2, y2) covering a width x height photo: `grid` = (windows along
+    the long side, along the short side), neighbours sharing `overlap` of a window's size."""
+    along_long, along_short = grid
+    cols, rows = (along_long, along_short) if width >= height else (along_short, along_long)
+
+    def spans(length: int, count: int) -> list[tuple[int, int]]:
+        size = length / (count - (count - 1) * overlap)
+        step = size * (1 - overlap)
+        return [(int(round(i * step)), min(length, int(round(i * step + size)))) for i in range(count)]
+
+    return [(x1, y1, x2, y2) for y1, y2 in spans(height, rows) for x1, x2 in spans(width, cols)]
+
+
+def merge_windows(
+    boxes: list[np.ndarray], scores: list[np.ndarray], windows: list[tuple[int, int, int, int]],
+    width: int, height: int, overlap: float = 0.5,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One set of boxes from the finder's looks at overlapping `windows` of a width x height photo
+    (each window's boxes already in photo pixels). Boxes of two windows covering more than
+    `overlap` of the smaller one are one tile; the box kept is the one lying farthest from an
+    edge its window cut through the photo (a tile cut by a window's edge is whole in its
+    neighbour), the better score on a tie."""
+    all_boxes = np.concatenate([np.asarray(b, np.float32).reshape(-1, 4) for b in boxes] + [np.zeros((0, 4), np.float32)])
+    all_scores = np.concatenate([np.asarray(s, np.float32).reshape(-1) for s in scores] + [np.zeros(0, np.float32)])
+    window_of = np.concatenate([np.full(len(np.asarray(s).reshape(-1)), i) for i, s in enumerate(scores)] + [np.zeros(0, int)])
+    clearance = np.empty(len(all_boxes))
+    for i, (x1, y1, x2, y2) in enumerate(all_boxes):
+        wx1, wy1, wx2, wy2 = windows[int(window_of[i])]
+        cuts = [x1 - wx1 if wx1 > 0 else np.inf, y1 - wy1 if wy1 > 0 else np.inf,
+                wx2 - x2 if wx2 < width else np.inf, wy2 - y2 if wy2 < height else np.inf]
+        clearance[i] = min(cuts)
+    order = np.lexsort((-all_scores, -clearance))
+    areas = (all_boxes[:, 2] - all_boxes[:, 0]).clip(0) * (all_boxes[:, 3] - all_boxes[:, 1]).clip(0)
+    kept: list[int] = []
+    for i in order:
+        if kept:
+            k = np.asarray(kept)
+            w = (np.minimum(all_boxes[k, 2], all_boxes[i, 2]) - np.maximum(all_boxes[k, 0], all_boxes[i, 0])).clip(0)
+            h = (np.minimum(all_boxes[k, 3], all_boxes[i, 3]) - np.maximum(all_boxes[k, 1], all_boxes[i, 1])).clip(0)
+            same = (w * h > overlap * np.minimum(areas[k], areas[i])) & (window_of[k] != window_of[i])
+            if same.any():
+                continue
+        kept.append(int(i))
+    kept_idx = np.asarray(sorted(kept), np.int64)
+    return all_boxes[kept_idx], all_scores[kept_idx]
+
+
 def _softmax(logits: np.ndarray) -> np.ndarray:
     shifted = logits - logits.max(axis=1, keepdims=True)
     exp = np.exp(shifted)
@@ -212,6 +265,11 @@ class Detector:
         self.finder_iou = float(finder.get("iou", 0.5))
         self.zoom_below = float(finder.get("zoom_below", 0))
         self.finder_mirror = bool(finder.get("mirror_view", False))
+        # wide shots (a hand small in the photo): when the first look finds fewer tiles than a hand
+        # has, the finder looks over overlapping windows of the photo (one view each, no mirror)
+        self.window_below = int(finder.get("window_below", WINDOW_BELOW))
+        self.window_grid = tuple(int(v) for v in finder.get("window_grid", WINDOW_GRID))
+        self.window_overlap = float(finder.get("window_overlap", WINDOW_OVERLAP))
         self.crop_w, self.crop_h = (int(v) for v in classifier["input_wh"])
         self.crop_pad = float(classifier.get("pad", 0.0))
         self.threads = max(1, int(threads))
@@ -237,13 +295,15 @@ class Detector:
             found.append((boxes, scores))
         return found
 
-    def _find(self, rgb: np.ndarray, confs: tuple[float, ...]) -> tuple[list[tuple[np.ndarray, np.ndarray]], float]:
+    def _find(
+        self, rgb: np.ndarray, confs: tuple[float, ...], mirror: bool | None = None
+    ) -> tuple[list[tuple[np.ndarray, np.ndarray]], float]:
         """The finder on `rgb` at each threshold of `confs`: boxes (xyxy in pixels of `rgb`) and
-        scores, and the letterbox scale. When the model asks for it (`finder.mirror_view`) it looks
-        at the mirror image of the letterboxed photo too, and `fuse_views` merges the two views
-        (each view kept down to half the threshold)."""
+        scores, and the letterbox scale. When the model asks for it (`finder.mirror_view`; `mirror`
+        overrides it) it looks at the mirror image of the letterboxed photo too, and `fuse_views`
+        merges the two views (each view kept down to half the threshold)."""
         canvas, scale, (pad_x, pad_y) = letterbox(rgb, self.finder_size)
-        if self.finder_mirror:
+        if self.finder_mirror if mirror is None else mirror:
             halves = tuple(c / 2 for c in confs)
             found = [
                 fuse_views(boxes, scores, mirrored, mirrored_scores, conf)
@@ -266,6 +326,22 @@ class Detector:
         """Stage 1: tile boxes (xyxy in pixels of `rgb`) and their finder scores."""
         return self._find_tiles(rgb, None)[0]
 
+    def _find_in_windows(self, rgb: np.ndarray, confs: tuple[float, ...]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The finder over overlapping windows of `rgb` (`photo_windows`, one view each): for each
+        threshold of `confs`, the boxes (xyxy in pixels of `rgb`) and scores, merged across windows
+        (`merge_windows`)."""
+        height, width = rgb.shape[:2]
+        windows = photo_windows(width, height, self.window_grid, self.window_overlap)
+        per_window = []
+        for x1, y1, x2, y2 in windows:
+            found, _ = self._find(rgb[y1:y2, x1:x2], confs, mirror=False)
+            offset = np.array([x1, y1, x1, y1], np.float32)
+            per_window.append([(b + offset, s) for b, s in found])
+        return [
+            merge_windows([w[level][0] for w in per_window], [w[level][1] for w in per_window], windows, width, height)
+            for level in range(len(confs))
+        ]
+
     def _find_tiles(
         self, rgb: np.ndarray, floor: float | None
     ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray] | None]:
@@ -273,15 +349,24 @@ class Detector:
         threshold, and (when `floor` is given) those of the same view scoring from `floor` up to
         the threshold (not yet told apart from the kept ones' twins).
 
-        When the tiles come out small in the finder's input (a hand in a corner of a wide
-        photo), the finder looks again at the region around them, at a larger scale.
+        When the whole photo shows fewer tiles than a hand has, the finder looks over overlapping
+        windows of it (a wide shot: tiles too small to find at the whole photo's scale), and keeps
+        what they find when it is more tiles, and small ones. When the tiles come out small in the
+        finder's input (a hand in a corner of a wide photo), the finder looks again at the region
+        around them, at a larger scale. At most 2 + windows + 2 finder runs (with the mirror view).
         """
         confs = (self.finder_conf,) if floor is None else (self.finder_conf, min(floor, self.finder_conf))
         found, scale = self._find(rgb, confs)
+        if not self.zoom_below:
+            return found[0], _below(found, self.finder_conf)
+        if len(found[0][0]) < self.window_below:
+            windowed = self._find_in_windows(rgb, confs)
+            if len(windowed[0][0]) > len(found[0][0]) and _tile_size(windowed[0][0]) * scale < self.zoom_below:
+                found = windowed
         (boxes, scores), weak = found[0], _below(found, self.finder_conf)
-        if not self.zoom_below or len(boxes) == 0:
+        if len(boxes) == 0:
             return (boxes, scores), weak
-        tile_size = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+        tile_size = _tile_size(boxes)
         if tile_size * scale >= self.zoom_below:
             return (boxes, scores), weak
         x1, y1, x2, y2 = zoom_region(boxes, rgb.shape[1], rgb.shape[0], margin=tile_size)
@@ -351,6 +436,13 @@ class Detector:
             return sorted(found, key=lambda d: (d["box"][0], d["box"][1]))
 
         return left_to_right([record(int(i)) for i in kept]), left_to_right([record(i) for i in weak_kept])
+
+
+def _tile_size(boxes: np.ndarray) -> float:
+    """The median tile's size (its longer side) of `boxes`; 0 for no boxes."""
+    if len(boxes) == 0:
+        return 0.0
+    return float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
 
 
 def _below(found: list[tuple[np.ndarray, np.ndarray]], conf: float) -> tuple[np.ndarray, np.ndarray] | None:

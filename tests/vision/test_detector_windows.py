@@ -1,0 +1,110 @@
+"""The finder's look over overlapping windows of a wide shot (vision.detector: photo_windows,
+merge_windows, Detector._find_tiles), with a stand-in finder that only finds patches big enough
+in its 320 px input, as the real one misses tiles about 10 px long."""
+import cv2
+import numpy as np
+import pytest
+
+from vision.detector import DEFAULT_MODEL_DIR, Detector, merge_windows, photo_windows
+
+
+class _SmallBlindFinder:
+    """A stand-in finder session: one box (score 0.9) around each bright patch of what it is shown
+    whose longer side is at least `min_side` pixels of its input; smaller patches go unseen."""
+
+    def __init__(self, min_side: float = 14):
+        self.min_side = min_side
+        self.runs = 0
+
+    def run(self, _outputs, feed):
+        self.runs += 1
+        blob = next(iter(feed.values()))[0]
+        mask = (blob.min(axis=0) > 0.9).astype(np.uint8)
+        count, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+        rows = []
+        for x, y, w, h, _area in stats[1:count]:
+            if max(w, h) >= self.min_side:
+                rows.append([x + w / 2, y + h / 2, w, h, 0.9])
+        head = np.asarray(rows, np.float32).reshape(-1, 5).T
+        return [head[None]]
+
+
+@pytest.fixture
+def detector(monkeypatch):
+    if not (DEFAULT_MODEL_DIR / "model.json").is_file():
+        pytest.skip("no shipped model in models/")
+    found = Detector(DEFAULT_MODEL_DIR, threads=1)
+    monkeypatch.setattr(found, "_finder", _SmallBlindFinder())
+    monkeypatch.setattr(found, "finder_mirror", True)
+    monkeypatch.setattr(found, "zoom_below", 28)
+    monkeypatch.setattr(found, "window_below", 14)
+    monkeypatch.setattr(found, "window_grid", (3, 2))
+    monkeypatch.setattr(found, "window_overlap", 0.25)
+    return found
+
+
+def test_windows_cover_the_photo_and_overlap():
+    windows = photo_windows(1000, 750, (3, 2), 0.25)
+    assert len(windows) == 6
+    xs = sorted({(x1, x2) for x1, _, x2, _ in windows})
+    ys = sorted({(y1, y2) for _, y1, _, y2 in windows})
+    assert xs[0][0] == 0 and xs[-1][1] == 1000 and ys[0][0] == 0 and ys[-1][1] == 750
+    assert len(xs) == 3 and len(ys) == 2  # three across the long side, two down the short one
+    for (a1, a2), (b1, b2) in zip(xs, xs[1:]):
+        assert a2 - b1 == pytest.approx(0.25 * (a2 - a1), abs=1)  # neighbours share a quarter
+    portrait = photo_windows(750, 1000, (3, 2), 0.25)
+    assert len({(x1, x2) for x1, _, x2, _ in portrait}) == 2 and len({(y1, y2) for _, y1, _, y2 in portrait}) == 3
+
+
+def test_a_tile_cut_by_a_window_edge_is_kept_whole_from_its_neighbour():
+    windows = [(0, 0, 600, 400), (400, 0, 1000, 400)]
+    # the tile spans x 580..620: the left window sees it cut at its right edge (580..600)
+    left = np.array([[100, 50, 140, 100], [580, 50, 600, 100]], np.float32)
+    right = np.array([[580, 50, 620, 100], [800, 50, 840, 100]], np.float32)
+    boxes, scores = merge_windows([left, right], [np.array([0.9, 0.95]), np.array([0.8, 0.9])], windows, 1000, 400)
+    assert sorted(map(tuple, boxes.tolist())) == [(100, 50, 140, 100), (580, 50, 620, 100), (800, 50, 840, 100)]
+    assert scores.tolist() == pytest.approx([0.9, 0.8, 0.9])
+
+
+def test_neighbouring_tiles_of_one_window_are_never_merged():
+    windows = [(0, 0, 1000, 400)]
+    boxes, _ = merge_windows([np.array([[0, 0, 40, 50], [20, 0, 60, 50]], np.float32)], [np.array([0.9, 0.9])],
+                             windows, 1000, 400)
+    assert len(boxes) == 2
+
+
+def test_the_windows_find_small_tiles_the_whole_photo_misses_in_photo_pixels(detector):
+    photo = np.zeros((750, 1000, 3), np.uint8)
+    tiles = [(620 + 30 * i, 480, 644 + 30 * i, 512) for i in range(3)]  # 32 px tall: 10 px at the 320 px scale
+    for x1, y1, x2, y2 in tiles:
+        photo[y1:y2, x1:x2] = 255
+    detector.window_below = 0  # the whole photo alone: it finds nothing
+    boxes, _ = detector.find_tiles(photo)
+    assert len(boxes) == 0
+    detector.window_below = 14
+    detector._finder.runs = 0
+    boxes, scores = detector.find_tiles(photo)
+    assert len(boxes) == 3
+    found = sorted(boxes.tolist())
+    for box, tile in zip(found, tiles):
+        np.testing.assert_allclose(box, tile, atol=3)
+    # the photo and its mirror image, 6 windows, then the zoom on the region found (2 views)
+    assert detector._finder.runs == 2 + 6 + 2
+    assert scores == pytest.approx([0.9] * 3)
+
+
+def test_a_photo_showing_a_whole_hand_pays_no_window(detector):
+    photo = np.zeros((750, 1000, 3), np.uint8)
+    for i in range(14):
+        photo[300:400, 40 + 66 * i:100 + 66 * i] = 255  # 14 tiles, 32 px tall at the 320 px scale
+    boxes, _ = detector.find_tiles(photo)
+    assert len(boxes) == 14
+    assert detector._finder.runs == 2  # the photo and its mirror image only
+
+
+def test_the_windows_are_kept_only_when_they_find_more_small_tiles(detector):
+    photo = np.zeros((750, 1000, 3), np.uint8)
+    photo[200:500, 300:520] = 255  # one big patch the whole photo sees: windows cut it, find no more
+    boxes, _ = detector.find_tiles(photo)
+    assert len(boxes) == 1
+    np.testing.assert_allclose(boxes[0], [300, 200, 520, 500], atol=4)
