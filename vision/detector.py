@@ -33,10 +33,13 @@ DUPLICATE_OVERLAP = 0.7
 DUPLICATE_SIZE_RATIO = 0.5  # ... and the smaller box has more than this share of the larger one's area
 CANDIDATES = 4  # classes listed per detection (its own first), for vision.one_set
 # The finder's look over windows (defaults of model.json's finder keys window_below, window_grid,
-# window_overlap): when the whole photo shows fewer tiles than this (a hand has 14 or more) ...
+# window_overlap, window_mirror): when the whole photo shows fewer tiles than this (a hand has 14 or more) ...
 WINDOW_BELOW = 14
 WINDOW_GRID = (3, 2)  # ... it looks at 3 x 2 windows (along the long side, the short side) ...
 WINDOW_OVERLAP = 0.25  # ... neighbours sharing this share of a window
+WINDOW_MIRROR = True  # ... each with its mirror image too (as the whole photo; False: half the runs)
+ZOOM_AREA = 0.6  # the zoom looks at a region of at most this share of the photo ...
+CLUSTER_LINK = 3.0  # ... around all tiles, else around the largest group with gaps under 3 tiles
 
 
 class ModelNotFoundError(RuntimeError):
@@ -221,6 +224,29 @@ def merge_windows(
     return all_boxes[kept_idx], all_scores[kept_idx]
 
 
+def main_cluster(boxes: np.ndarray, link: float) -> np.ndarray:
+    """Indices of the largest group of `boxes` (xyxy) chained together by gaps of at most `link`
+    pixels (the gap between two boxes: the larger of their horizontal and vertical gaps);
+    the first such group on a tie."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    gap_x = np.maximum(boxes[:, None, 0] - boxes[None, :, 2], boxes[None, :, 0] - boxes[:, None, 2])
+    gap_y = np.maximum(boxes[:, None, 1] - boxes[None, :, 3], boxes[None, :, 1] - boxes[:, None, 3])
+    linked = np.maximum(gap_x, gap_y) <= link
+    group = np.full(len(boxes), -1)
+    for start in range(len(boxes)):
+        if group[start] >= 0:
+            continue
+        group[start], todo = start, [start]
+        while todo:
+            for j in np.flatnonzero(linked[todo.pop()] & (group < 0)):
+                group[j] = start
+                todo.append(int(j))
+    if not len(boxes):
+        return np.zeros(0, np.int64)
+    sizes = np.bincount(group, minlength=len(boxes))
+    return np.flatnonzero(group == int(np.argmax(sizes)))
+
+
 def _softmax(logits: np.ndarray) -> np.ndarray:
     shifted = logits - logits.max(axis=1, keepdims=True)
     exp = np.exp(shifted)
@@ -266,10 +292,12 @@ class Detector:
         self.zoom_below = float(finder.get("zoom_below", 0))
         self.finder_mirror = bool(finder.get("mirror_view", False))
         # wide shots (a hand small in the photo): when the first look finds fewer tiles than a hand
-        # has, the finder looks over overlapping windows of the photo (one view each, no mirror)
+        # has, the finder looks over overlapping windows of the photo (each with its mirror image
+        # too, as the whole photo)
         self.window_below = int(finder.get("window_below", WINDOW_BELOW))
         self.window_grid = tuple(int(v) for v in finder.get("window_grid", WINDOW_GRID))
         self.window_overlap = float(finder.get("window_overlap", WINDOW_OVERLAP))
+        self.window_mirror = bool(finder.get("window_mirror", WINDOW_MIRROR))
         self.crop_w, self.crop_h = (int(v) for v in classifier["input_wh"])
         self.crop_pad = float(classifier.get("pad", 0.0))
         self.threads = max(1, int(threads))
@@ -327,14 +355,14 @@ class Detector:
         return self._find_tiles(rgb, None)[0]
 
     def _find_in_windows(self, rgb: np.ndarray, confs: tuple[float, ...]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The finder over overlapping windows of `rgb` (`photo_windows`, one view each): for each
-        threshold of `confs`, the boxes (xyxy in pixels of `rgb`) and scores, merged across windows
-        (`merge_windows`)."""
+        """The finder over overlapping windows of `rgb` (`photo_windows`; with each one's mirror
+        image when `window_mirror`): for each threshold of `confs`, the boxes (xyxy in pixels of
+        `rgb`) and scores, merged across windows (`merge_windows`)."""
         height, width = rgb.shape[:2]
         windows = photo_windows(width, height, self.window_grid, self.window_overlap)
         per_window = []
         for x1, y1, x2, y2 in windows:
-            found, _ = self._find(rgb[y1:y2, x1:x2], confs, mirror=False)
+            found, _ = self._find(rgb[y1:y2, x1:x2], confs, mirror=self.window_mirror)
             offset = np.array([x1, y1, x1, y1], np.float32)
             per_window.append([(b + offset, s) for b, s in found])
         return [
@@ -353,7 +381,9 @@ class Detector:
         windows of it (a wide shot: tiles too small to find at the whole photo's scale), and keeps
         what they find when it is more tiles, and small ones. When the tiles come out small in the
         finder's input (a hand in a corner of a wide photo), the finder looks again at the region
-        around them, at a larger scale. At most 2 + windows + 2 finder runs (with the mirror view).
+        around them, at a larger scale (around the largest group of tiles when strays lie far
+        away). At most 2 + 2 x 6 windows + 2 = 16 finder runs with the mirror view; 2 for a photo
+        that shows a whole hand at a size the finder sees.
         """
         confs = (self.finder_conf,) if floor is None else (self.finder_conf, min(floor, self.finder_conf))
         found, scale = self._find(rgb, confs)
@@ -369,11 +399,17 @@ class Detector:
         tile_size = _tile_size(boxes)
         if tile_size * scale >= self.zoom_below:
             return (boxes, scores), weak
-        x1, y1, x2, y2 = zoom_region(boxes, rgb.shape[1], rgb.shape[0], margin=tile_size)
-        if (x2 - x1) * (y2 - y1) > 0.6 * rgb.shape[0] * rgb.shape[1]:
-            return (boxes, scores), weak
+        height, width = rgb.shape[:2]
+        region = zoom_region(boxes, width, height, margin=tile_size)
+        around = len(boxes)
+        if _area(region) > ZOOM_AREA * width * height:  # strays far from the hand: the largest group
+            group = boxes[main_cluster(boxes, link=CLUSTER_LINK * tile_size)]
+            region, around = zoom_region(group, width, height, margin=tile_size), len(group)
+            if _area(region) > ZOOM_AREA * width * height:
+                return (boxes, scores), weak
+        x1, y1, x2, y2 = region
         zoomed, _ = self._find(rgb[y1:y2, x1:x2], confs)
-        if len(zoomed[0][0]) < len(boxes):
+        if len(zoomed[0][0]) < around:
             return (boxes, scores), weak
         offset = np.array([x1, y1, x1, y1], np.float32)
         zoomed = [(b + offset, s) for b, s in zoomed]
@@ -436,6 +472,11 @@ class Detector:
             return sorted(found, key=lambda d: (d["box"][0], d["box"][1]))
 
         return left_to_right([record(int(i)) for i in kept]), left_to_right([record(i) for i in weak_kept])
+
+
+def _area(region: tuple[int, int, int, int]) -> int:
+    x1, y1, x2, y2 = region
+    return (x2 - x1) * (y2 - y1)
 
 
 def _tile_size(boxes: np.ndarray) -> float:

@@ -5,7 +5,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detector import DEFAULT_MODEL_DIR, Detector, merge_windows, photo_windows
+from vision.detector import DEFAULT_MODEL_DIR, Detector, main_cluster, merge_windows, photo_windows
 
 
 class _SmallBlindFinder:
@@ -40,6 +40,7 @@ def detector(monkeypatch):
     monkeypatch.setattr(found, "window_below", 14)
     monkeypatch.setattr(found, "window_grid", (3, 2))
     monkeypatch.setattr(found, "window_overlap", 0.25)
+    monkeypatch.setattr(found, "window_mirror", False)
     return found
 
 
@@ -91,6 +92,11 @@ def test_the_windows_find_small_tiles_the_whole_photo_misses_in_photo_pixels(det
     # the photo and its mirror image, 6 windows, then the zoom on the region found (2 views)
     assert detector._finder.runs == 2 + 6 + 2
     assert scores == pytest.approx([0.9] * 3)
+    detector.window_mirror = True  # each window with its mirror image too: the same tiles
+    detector._finder.runs = 0
+    mirrored, _ = detector.find_tiles(photo)
+    np.testing.assert_allclose(sorted(mirrored.tolist()), found, atol=1)
+    assert detector._finder.runs == 2 + 12 + 2
 
 
 def test_a_photo_showing_a_whole_hand_pays_no_window(detector):
@@ -108,3 +114,29 @@ def test_the_windows_are_kept_only_when_they_find_more_small_tiles(detector):
     boxes, _ = detector.find_tiles(photo)
     assert len(boxes) == 1
     np.testing.assert_allclose(boxes[0], [300, 200, 520, 500], atol=4)
+
+
+def test_the_main_cluster_is_the_largest_chain_of_near_boxes():
+    row = [[100 + 30 * i, 100, 124 + 30 * i, 132] for i in range(5)]  # gaps of 6 px
+    stray = [[600, 500, 624, 532], [700, 40, 724, 72]]
+    meld = [[100, 150, 124, 182], [130, 150, 154, 182]]  # 18 px below the row: same group
+    boxes = np.array(row + stray + meld, np.float32)
+    assert main_cluster(boxes, link=30).tolist() == [0, 1, 2, 3, 4, 7, 8]
+    assert main_cluster(boxes, link=5).tolist() == [0]  # no links: single boxes, the first wins
+    assert main_cluster(np.zeros((0, 4)), link=30).tolist() == []
+
+
+def test_the_zoom_looks_around_the_hand_when_strays_lie_far_from_it(detector):
+    photo = np.zeros((750, 1000, 3), np.uint8)
+    tiles = [(20 + 30 * i, 330, 44 + 30 * i, 362) for i in range(14)]  # 14 small tiles in a row ...
+    for x1, y1, x2, y2 in tiles:
+        photo[y1:y2, x1:x2] = 255
+    photo[20:52, 950:974] = 255  # ... and a stray far away, in a corner
+    photo[700:732, 960:984] = 255
+    detector.window_below = 20
+    detector._finder.runs = 0
+    boxes, _ = detector.find_tiles(photo)
+    # all of them around: more than 60% of the photo, so the zoom looks at the hand's group only
+    assert detector._finder.runs == 2 + 6 + 2
+    assert len(boxes) == 14
+    np.testing.assert_allclose(sorted(boxes.tolist()), tiles, atol=3)
