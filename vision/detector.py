@@ -34,8 +34,9 @@ DUPLICATE_SIZE_RATIO = 0.5  # ... and the smaller box has more than this share o
 CANDIDATES = 4  # classes listed per detection (its own first), for vision.one_set
 # The finder's look over windows (defaults of model.json's finder keys window_below, window_grid,
 # window_overlap, window_mirror): when the whole photo shows fewer tiles than this (a hand has 14 or more),
-# and small ones (under zoom_below) or none ...
+# and small ones (under zoom_below) or fewer than WINDOW_FEW ...
 WINDOW_BELOW = 14
+WINDOW_FEW = 5
 WINDOW_GRID = (3, 2)  # ... it looks at 3 x 2 windows (along the long side, the short side) ...
 WINDOW_OVERLAP = 0.25  # ... neighbours sharing this share of a window
 WINDOW_MIRROR = True  # ... each with its mirror image too (as the whole photo; False: half the runs)
@@ -378,8 +379,8 @@ class Detector:
         threshold, and (when `floor` is given) those of the same view scoring from `floor` up to
         the threshold (not yet told apart from the kept ones' twins).
 
-        When the whole photo shows fewer tiles than a hand has, and small ones (or none), the
-        finder looks over overlapping
+        When the whole photo shows fewer tiles than a hand has, and small ones or very few (a
+        wide shot's tiny hand can look like one big tile), the finder looks over overlapping
         windows of it (a wide shot: tiles too small to find at the whole photo's scale), and keeps
         what they find when it is more tiles, and small ones. When the tiles come out small in the
         finder's input (a hand in a corner of a wide photo), the finder looks again at the region
@@ -391,7 +392,8 @@ class Detector:
         found, scale = self._find(rgb, confs)
         if not self.zoom_below:
             return found[0], _below(found, self.finder_conf)
-        if len(found[0][0]) < self.window_below and _tile_size(found[0][0]) * scale < self.zoom_below:
+        first = found[0][0]
+        if len(first) < self.window_below and (len(first) < WINDOW_FEW or _tile_size(first) * scale < self.zoom_below):
             windowed = self._find_in_windows(rgb, confs)
             if len(windowed[0][0]) > len(found[0][0]) and _tile_size(windowed[0][0]) * scale < self.zoom_below:
                 found = windowed

@@ -108,13 +108,18 @@ def test_a_photo_showing_a_whole_hand_pays_no_window(detector):
     assert detector._finder.runs == 2  # the photo and its mirror image only
 
 
-def test_a_photo_showing_a_few_big_tiles_pays_no_window(detector):
+def test_a_photo_showing_several_big_tiles_pays_no_window(detector):
     photo = np.zeros((750, 1000, 3), np.uint8)
     for i in range(5):
         photo[300:420, 100 + 100 * i:190 + 100 * i] = 255  # 5 tiles 38 px tall at the 320 px scale
     boxes, _ = detector.find_tiles(photo)
     assert len(boxes) == 5
     assert detector._finder.runs == 2
+    photo[300:420, 500:590] = 0  # 4 big tiles: too few to trust (a tiny hand read as one tile)
+    detector._finder.runs = 0
+    boxes, _ = detector.find_tiles(photo)
+    assert len(boxes) == 4
+    assert detector._finder.runs == 2 + 6  # the windows find no more: the whole photo's 4 stay
 
 
 def test_the_windows_are_kept_only_when_they_find_more_small_tiles(detector):
