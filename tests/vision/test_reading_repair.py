@@ -37,6 +37,17 @@ def misread(dets, i, candidates):
     return dets
 
 
+def counting_layout():
+    """A layout for rr.repair that records every reading it is given: (the list, the layout)."""
+    calls = []
+
+    def layout(changed):
+        calls.append(changed)
+        return analyze(changed, repair=False)
+
+    return calls, layout
+
+
 def analyze(dets, repair=True):
     return analyze_detections(dets, SIZE, repair_reading=repair)
 
@@ -159,12 +170,7 @@ def test_the_work_is_bounded_when_nothing_wins():
     for i, d in enumerate(dets):  # every tile has three next choices, none of them wins
         misread(dets, i, [(d["tile"], 0.9), ("F1", 0.5), ("F2", 0.4), ("F3", 0.3)])
     misread(dets, W7, [("W9", 0.9), ("J1", 0.5), ("J2", 0.4), ("J3", 0.3)])
-    calls = []
-
-    def layout(changed):
-        calls.append(changed)
-        return analyze(changed, repair=False)
-
+    calls, layout = counting_layout()
     original = analyze(dets, repair=False)
     assert rr.needs_repair(original)
     assert rr.repair(dets, original, layout) is None
@@ -285,12 +291,7 @@ def test_a_reading_with_the_right_count_is_never_repaired_by_a_drop():
     twin = twin_of(dets, W7, [("W8", 0.6)])
     original = analyze(dets + [twin], repair=False)
     assert original["error"]["code"] == "not_a_winning_hand" and not rr.tiles_over(original)
-    calls = []
-
-    def layout(changed):
-        calls.append(changed)
-        return analyze(changed, repair=False)
-
+    calls, layout = counting_layout()
     assert rr.repair(dets + [twin], original, layout) is None
     assert all(len(c) == len(dets) + 1 for c in calls)
 
@@ -300,12 +301,7 @@ def test_the_work_with_drops_is_bounded():
     for i, d in enumerate(dets):  # nothing wins: every tile's next choices are flowers
         misread(dets, i, [(d["tile"], 0.9), ("F1", 0.5), ("F2", 0.4), ("F3", 0.3)])
     dets[0]["tile"] = dets[0]["candidates"][0][0] = "J2"  # and no drop alone makes it win
-    calls = []
-
-    def layout(changed):
-        calls.append(changed)
-        return analyze(changed, repair=False)
-
+    calls, layout = counting_layout()
     original = analyze(dets, repair=False)
     assert rr.tiles_over(original)
     assert rr.repair(dets, original, layout) is None

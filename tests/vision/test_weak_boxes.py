@@ -15,7 +15,7 @@ from vision.detector import Detector, suppress_duplicates
 from vision.messages_zh import warning_zh
 
 from test_analyze import StandIn, png_bytes
-from test_reading_repair import PLAIN, SIZE, W7, detections, misread, repairs, true_total
+from test_reading_repair import PLAIN, SIZE, W7, counting_layout, detections, misread, repairs, true_total
 
 scoring = pytest.importorskip("scoring")
 
@@ -82,12 +82,7 @@ def test_weak_boxes_are_never_offered_when_the_count_is_right():
     faint = weak(dict(dets[0], box=[1900.0, 1900.0, 1950.0, 1970.0]), [("W7", 0.3)])
     original = analyze(dets, repair=False)
     assert original["error"]["code"] == "not_a_winning_hand" and not rr.one_tile_short(original)
-    calls = []
-
-    def layout(changed):
-        calls.append(changed)
-        return analyze(changed, repair=False)
-
+    calls, layout = counting_layout()
     assert rr.repair(dets, original, layout, [faint]) is None and calls == []
     assert analyze(dets + [faint])["error"] == original["error"]
 
@@ -107,12 +102,7 @@ def test_the_work_with_weak_boxes_is_bounded():
         misread(dets, i, [(d["tile"], 0.9), ("F1", 0.5), ("F2", 0.4), ("F3", 0.3)])
     faints = [weak(dict(dets[0], box=[1500.0 + 60 * k, 1800.0, 1550.0 + 60 * k, 1870.0]),
                    [("J1", 0.3), ("J2", 0.25), ("J3", 0.2)]) for k in range(5)]
-    calls = []
-
-    def layout(changed):
-        calls.append(changed)
-        return analyze(changed, repair=False)
-
+    calls, layout = counting_layout()
     original = analyze(dets, repair=False)
     assert rr.one_tile_short(original)
     assert rr.repair(dets, original, layout, faints) is None
