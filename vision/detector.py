@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import json
 import threading
+from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -42,6 +45,9 @@ WINDOW_OVERLAP = 0.25  # ... neighbours sharing this share of a window
 WINDOW_MIRROR = True  # ... each with its mirror image too (as the whole photo; False: half the runs)
 ZOOM_AREA = 0.6  # the zoom looks at a region of at most this share of the photo ...
 CLUSTER_LINK = 3.0  # ... around all tiles, else around the largest group with gaps under 3 tiles
+# read_photo: when the median tile found is shorter than this share of the classifier's input
+# height, the classifier's crops come from the photo decoded again, larger (Detector._crop_source)
+SHARPER_BELOW = 1.0
 
 
 class ModelNotFoundError(RuntimeError):
@@ -448,6 +454,24 @@ class Detector:
         hand one tile short)."""
         return self._detect(rgb, floor)
 
+    def _crop_source(self, rgb: np.ndarray, tiles: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The image the classifier cuts its crops from, and `boxes` in its pixels: `rgb`, unless
+        `rgb` is the photo `read_photo` is reading and its tiles (`tiles`, the finder's kept boxes)
+        are smaller than the classifier's input (median long side under `crop_h`): then the same
+        photo decoded again at the smallest direct JPEG scale where they are not (or in full), the
+        boxes scaled to it. The finder's boxes stay those found in `rgb`."""
+        photo = _reading.get()
+        if photo is None or photo.image is not rgb or len(tiles) == 0:
+            return rgb, boxes
+        tile_size = _tile_size(tiles)
+        if tile_size >= SHARPER_BELOW * self.crop_h:
+            return rgb, boxes
+        sharper = photo.sharper(tile_size, SHARPER_BELOW * self.crop_h)
+        if sharper is None:
+            return rgb, boxes
+        sx, sy = sharper.shape[1] / rgb.shape[1], sharper.shape[0] / rgb.shape[0]
+        return sharper, boxes * np.array([sx, sy, sx, sy], np.float32)
+
     def _detect(self, rgb: np.ndarray, floor: float | None) -> tuple[list[dict], list[dict]]:
         if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
             raise ValueError("detect() expects an RGB uint8 array of shape (H, W, 3)")
@@ -455,7 +479,7 @@ class Detector:
         weak_boxes, weak_find = weak if weak is not None else (np.zeros((0, 4), np.float32), np.zeros(0, np.float32))
         all_boxes = np.concatenate([boxes.reshape(-1, 4), weak_boxes.reshape(-1, 4)])
         all_find = np.concatenate([find_scores, weak_find])
-        probs = self.classify(rgb, all_boxes)
+        probs = self.classify(*self._crop_source(rgb, boxes, all_boxes))
         class_ids = probs.argmax(axis=1)
         scores = all_find * probs[np.arange(len(class_ids)), class_ids]
         kept = suppress_duplicates(boxes, scores[: len(boxes)])
@@ -536,21 +560,59 @@ def photo_scale_side(long_side: int, at_least: int) -> int:
     return long_side
 
 
+@dataclass
+class _PhotoRead:
+    """The photo `read_photo` is reading: the image it decoded (`image`) and how to decode the
+    same bytes again, larger (`sharper`), for `Detector._crop_source`."""
+
+    image: np.ndarray
+    decode: Callable[[int], np.ndarray]  # the photo decoded at a long side (photo_scale_side's)
+    long_side: int  # the photo's own long side
+    sharper_sides: list[int]  # the long sides decoded again (tests and measurements look)
+
+    def sharper(self, tile_size: float, at_least: float) -> np.ndarray | None:
+        """The photo decoded at the smallest direct JPEG scale where tiles of `tile_size` px in
+        `image` are at least `at_least` px (the full photo when none is), or None when that is no
+        larger than `image`."""
+        side = max(self.image.shape[:2])
+        wanted = photo_scale_side(self.long_side, int(np.ceil(side * at_least / max(tile_size, 1.0))))
+        if wanted <= side:
+            return None
+        self.sharper_sides.append(wanted)
+        return self.decode(wanted)
+
+
+# The photo read_photo is reading, while its detection runs (per thread and task): the detector
+# names tiles found small in it from a sharper decode of the same bytes (Detector._crop_source).
+_reading: ContextVar[_PhotoRead | None] = ContextVar("fanshot_photo_read", default=None)
+
+
 def read_photo(
     detector, data: bytes, detect=None, *, first_side: int = DETECT_MAX_SIDE, max_pixels: int | None = None
 ) -> tuple[np.ndarray, list[dict]]:
     """A photo's bytes decoded and detected at the resolution the pipeline reads photos at:
     (the RGB image detected, EXIF orientation applied; `detect(rgb)`'s detections in its pixels).
     The image is `photo_scale_side(photo's long side, first_side)` long. `detect`: the detection
-    to run (default `detector.detect`; the analysis gives vision.analyze.detect_hand). Raises
-    vision.decode.ImageError for bad bytes."""
+    to run (default `detector.detect`; the analysis gives vision.analyze.detect_hand). When the
+    tiles the finder finds in it are smaller than the classifier's input (a wide shot's hand),
+    the detector cuts the classifier's crops from the same photo decoded again, larger
+    (`_PhotoRead.sharper`; the finder does not run again, the boxes stay in pixels of the
+    returned image). Raises vision.decode.ImageError for bad bytes."""
     from vision.decode import DEFAULT_MAX_PIXELS, decode_image, probe_image
 
     limit = DEFAULT_MAX_PIXELS if max_pixels is None else max_pixels
     detect = detector.detect if detect is None else detect
     long_side = max(probe_image(data, max_pixels=limit))
-    rgb = decode_image(data, max_pixels=limit, max_side=photo_scale_side(long_side, first_side))
-    return rgb, detect(rgb)
+
+    def decode(side: int) -> np.ndarray:
+        return decode_image(data, max_pixels=limit, max_side=side)
+
+    rgb = decode(photo_scale_side(long_side, first_side))
+    token = _reading.set(_PhotoRead(rgb, decode, long_side, []))
+    try:
+        return rgb, detect(rgb)
+    finally:
+        _reading.reset(token)
 
 
 def detect_photo(
