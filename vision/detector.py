@@ -46,7 +46,8 @@ WINDOW_MIRROR = True  # ... each with its mirror image too (as the whole photo; 
 ZOOM_AREA = 0.6  # the zoom looks at a region of at most this share of the photo ...
 CLUSTER_LINK = 3.0  # ... around all tiles, else around the largest group with gaps under 3 tiles
 # read_photo: when the median tile found is shorter than this share of the classifier's input
-# height, the classifier's crops come from the photo decoded again, larger (Detector._crop_source)
+# height, the classifier's crops come from the photo decoded again at the next direct JPEG scale
+# (Detector._crop_source; 1.5 was no better, docs/photo-resolution.md)
 SHARPER_BELOW = 1.0
 
 
@@ -457,16 +458,15 @@ class Detector:
     def _crop_source(self, rgb: np.ndarray, tiles: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The image the classifier cuts its crops from, and `boxes` in its pixels: `rgb`, unless
         `rgb` is the photo `read_photo` is reading and its tiles (`tiles`, the finder's kept boxes)
-        are smaller than the classifier's input (median long side under `crop_h`): then the same
-        photo decoded again at the smallest direct JPEG scale where they are not (or in full), the
+        are smaller than the classifier's input (median long side under SHARPER_BELOW x `crop_h`):
+        then the same photo decoded again at the next direct JPEG scale (`_PhotoRead.sharper`), the
         boxes scaled to it. The finder's boxes stay those found in `rgb`."""
         photo = _reading.get()
         if photo is None or photo.image is not rgb or len(tiles) == 0:
             return rgb, boxes
-        tile_size = _tile_size(tiles)
-        if tile_size >= SHARPER_BELOW * self.crop_h:
+        if _tile_size(tiles) >= SHARPER_BELOW * self.crop_h:
             return rgb, boxes
-        sharper = photo.sharper(tile_size, SHARPER_BELOW * self.crop_h)
+        sharper = photo.sharper()
         if sharper is None:
             return rgb, boxes
         sx, sy = sharper.shape[1] / rgb.shape[1], sharper.shape[0] / rgb.shape[0]
@@ -544,7 +544,8 @@ def get_detector(model_dir: str | Path | None = None, threads: int = DEFAULT_THR
 # `fanshot resolution-eval` on 100 fresh 12 MP scenes (seed 970000) and on the same scenes as wide
 # shots (2.5x and 4x smaller in the frame): reading at 2000 px or in full, or a second look at 1/2
 # when the tiles come out small, got no more totals right and cost up to twice the CPU time
-# (docs/photo-resolution.md).
+# (docs/photo-resolution.md). But tiles found under the classifier's input height are named from
+# crops of the photo decoded again, larger (wide shots 4x smaller: 56 -> 77/100 totals right).
 DETECT_MAX_SIDE = 1000
 _JPEG_SCALES = (8, 4, 2, 1)
 
@@ -568,18 +569,16 @@ class _PhotoRead:
     image: np.ndarray
     decode: Callable[[int], np.ndarray]  # the photo decoded at a long side (photo_scale_side's)
     long_side: int  # the photo's own long side
-    sharper_sides: list[int]  # the long sides decoded again (tests and measurements look)
 
-    def sharper(self, tile_size: float, at_least: float) -> np.ndarray | None:
-        """The photo decoded at the smallest direct JPEG scale where tiles of `tile_size` px in
-        `image` are at least `at_least` px (the full photo when none is), or None when that is no
-        larger than `image`."""
+    def sharper(self) -> np.ndarray | None:
+        """The photo decoded at the next direct JPEG scale above `image` (1/8 -> 1/4 -> 1/2 ->
+        full), or None when `image` is the full photo. Measured against the smallest scale where
+        the tiles reach the classifier's input (often the full photo): as many totals right or
+        more, less CPU time (docs/photo-resolution.md)."""
         side = max(self.image.shape[:2])
-        wanted = photo_scale_side(self.long_side, int(np.ceil(side * at_least / max(tile_size, 1.0))))
-        if wanted <= side:
+        if side >= self.long_side:
             return None
-        self.sharper_sides.append(wanted)
-        return self.decode(wanted)
+        return self.decode(photo_scale_side(self.long_side, side + 1))
 
 
 # The photo read_photo is reading, while its detection runs (per thread and task): the detector
@@ -595,9 +594,9 @@ def read_photo(
     The image is `photo_scale_side(photo's long side, first_side)` long. `detect`: the detection
     to run (default `detector.detect`; the analysis gives vision.analyze.detect_hand). When the
     tiles the finder finds in it are smaller than the classifier's input (a wide shot's hand),
-    the detector cuts the classifier's crops from the same photo decoded again, larger
-    (`_PhotoRead.sharper`; the finder does not run again, the boxes stay in pixels of the
-    returned image). Raises vision.decode.ImageError for bad bytes."""
+    the detector cuts the classifier's crops from the same photo decoded again at the next
+    direct JPEG scale (`_PhotoRead.sharper`; the finder does not run again, the boxes stay in
+    pixels of the returned image). Raises vision.decode.ImageError for bad bytes."""
     from vision.decode import DEFAULT_MAX_PIXELS, decode_image, probe_image
 
     limit = DEFAULT_MAX_PIXELS if max_pixels is None else max_pixels
@@ -608,7 +607,7 @@ def read_photo(
         return decode_image(data, max_pixels=limit, max_side=side)
 
     rgb = decode(photo_scale_side(long_side, first_side))
-    token = _reading.set(_PhotoRead(rgb, decode, long_side, []))
+    token = _reading.set(_PhotoRead(rgb, decode, long_side))
     try:
         return rgb, detect(rgb)
     finally:

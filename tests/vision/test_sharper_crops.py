@@ -1,6 +1,6 @@
 """Small tiles named from a sharper decode (vision.detector.read_photo, Detector._crop_source):
 when the finder's tiles in the photo as read are smaller than the classifier's input, the
-classifier's crops are cut from the same photo decoded again at a larger direct JPEG scale; the
+classifier's crops are cut from the same photo decoded again at the next direct JPEG scale; the
 finder does not run again and an ordinary photo is decoded once. The shipped model's classifier,
 with a stand-in finder that returns the boxes of the white tiles drawn in the photo."""
 import io
@@ -85,11 +85,14 @@ def test_small_tiles_are_classified_from_the_next_direct_scale_without_a_second_
     assert np.allclose([d["box"] for d in found], detector.tiles / 4, atol=0.05)
 
 
-def test_tiny_tiles_are_classified_from_the_full_photo(detector, decodes):
+def test_the_sharper_decode_is_one_direct_scale_up_however_small_the_tiles(detector, decodes):
     detector.tiles = np.asarray(_row(60, 80), np.float32)  # 20 px long at 1000, 40 at 2000
-    read_photo(detector, _photo(detector.tiles.tolist()))
-    assert decodes == [1000, 4000] and detector.classified[0][0] == (PHOTO_H, PHOTO_W, 3)
-    assert min(detector.classified[0][2]) > 200
+    data = _photo(detector.tiles.tolist())
+    read_photo(detector, data)
+    assert decodes == [1000, 2000] and detector.classified[0][0] == (1500, 2000, 3)
+    read_photo(detector, data, first_side=1001)  # first read at 1/2: the full photo next
+    assert decodes == [1000, 2000, 2000, 4000] and detector.classified[1][0] == (PHOTO_H, PHOTO_W, 3)
+    assert min(detector.classified[0][2] + detector.classified[1][2]) > 200
 
 
 def test_an_ordinary_photo_is_decoded_once_and_classified_from_it(detector, decodes):
