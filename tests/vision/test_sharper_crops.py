@@ -120,3 +120,39 @@ def test_a_photo_read_whole_or_an_image_given_directly_is_classified_as_it_is(de
     assert detector.classified[-1][0] == rgb.shape
     read_photo(detector, data, first_side=4000)  # already the full photo: nothing sharper
     assert decodes == [1000, 4000] and detector.classified[-1][0] == (PHOTO_H, PHOTO_W, 3)
+
+
+def _wide_shot(path, factor: int) -> bytes:
+    """A committed test photo pasted `factor` times smaller into a 4000 x 3000 table photo (JPEG)."""
+    scene = Image.open(path).convert("RGB")
+    table = Image.new("RGB", (PHOTO_W, PHOTO_H), (30, 80, 50))
+    small = scene.resize((PHOTO_W // factor, PHOTO_W * scene.height // scene.width // factor))
+    table.paste(small, (PHOTO_W // 3, PHOTO_H // 3))
+    buffer = io.BytesIO()
+    table.save(buffer, "JPEG", quality=92)
+    return buffer.getvalue()
+
+
+def test_photos_read_at_once_on_two_threads_each_get_their_own_sharper_crops():
+    """The photo a read is for reaches the classifier through read_photo's context: reading a wide
+    shot (small tiles, decoded again) and ordinary photos on two threads at once gives each the
+    tiles it gets when read alone."""
+    from concurrent.futures import ThreadPoolExecutor
+    from pathlib import Path
+
+    if not (DEFAULT_MODEL_DIR / "model.json").is_file():
+        pytest.skip("no shipped model in models/")
+    detector = Detector(DEFAULT_MODEL_DIR, threads=1)
+    folder = Path(__file__).resolve().parents[1] / "data" / "detector"
+    paths = sorted(folder.glob("*.jpg"))[:2]
+    photos = [_wide_shot(p, 3) for p in paths] + [p.read_bytes() for p in paths]
+
+    def tiles(data):
+        rgb, found = read_photo(detector, data)
+        return rgb.shape, [(d["tile"], [round(v, 1) for v in d["box"]]) for d in found]
+
+    alone = [tiles(data) for data in photos]
+    with ThreadPoolExecutor(2) as pool:
+        together = list(pool.map(tiles, photos * 2))
+    assert together == alone * 2
+    assert any(found for _, found in alone[:2])  # the wide shots' tiles are found (and so renamed)
