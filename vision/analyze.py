@@ -57,20 +57,6 @@ def detect_hand(detector: Detector, rgb: np.ndarray) -> list[dict]:
     return assign_one_set(detections) + [dict(d, weak=True) for d in weak]
 
 
-def analyze_rgb(
-    rgb: np.ndarray, context: dict | None = None, rules: str = "mcr", detector: Detector | None = None
-) -> dict:
-    """Detect the tiles of an RGB photo and read the hand and its score."""
-    context = normalize_context(context, rules)
-    if detector is None:
-        from vision.detector import get_detector
-
-        detector = get_detector()
-    detections = detect_hand(detector, rgb)
-    height, width = rgb.shape[:2]
-    return analyze_detections(detections, (width, height), context, rules)
-
-
 def analyze_detections(
     detections: list[dict],
     image_size: tuple[int, int],
