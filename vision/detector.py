@@ -118,6 +118,13 @@ def crop_tiles(rgb: np.ndarray, boxes: np.ndarray, width: int, height: int, pad:
     return crops
 
 
+def _intersections(boxes: np.ndarray, box: np.ndarray) -> np.ndarray:
+    """The area each of `boxes` (N x 4, xyxy) shares with `box`."""
+    w = (np.minimum(boxes[:, 2], box[2]) - np.maximum(boxes[:, 0], box[0])).clip(0)
+    h = (np.minimum(boxes[:, 3], box[3]) - np.maximum(boxes[:, 1], box[1])).clip(0)
+    return w * h
+
+
 def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray, overlap: float = DUPLICATE_OVERLAP,
                         size_ratio: float = DUPLICATE_SIZE_RATIO) -> np.ndarray:
     """Indices of the boxes to keep, best score first. A box is the same tile as a
@@ -132,10 +139,8 @@ def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray, overlap: float = 
     for i in order:
         if kept and areas[i] > 0:
             k = np.asarray(kept)
-            w = (np.minimum(boxes[k, 2], boxes[i, 2]) - np.maximum(boxes[k, 0], boxes[i, 0])).clip(0)
-            h = (np.minimum(boxes[k, 3], boxes[i, 3]) - np.maximum(boxes[k, 1], boxes[i, 1])).clip(0)
             smaller, larger = np.minimum(areas[k], areas[i]), np.maximum(areas[k], areas[i])
-            same = (w * h > overlap * smaller) & (smaller > size_ratio * larger)
+            same = (_intersections(boxes[k], boxes[i]) > overlap * smaller) & (smaller > size_ratio * larger)
             if same.any():
                 continue
         kept.append(int(i))
@@ -223,9 +228,8 @@ def merge_windows(
     for i in order:
         if kept:
             k = np.asarray(kept)
-            w = (np.minimum(all_boxes[k, 2], all_boxes[i, 2]) - np.maximum(all_boxes[k, 0], all_boxes[i, 0])).clip(0)
-            h = (np.minimum(all_boxes[k, 3], all_boxes[i, 3]) - np.maximum(all_boxes[k, 1], all_boxes[i, 1])).clip(0)
-            same = (w * h > overlap * np.minimum(areas[k], areas[i])) & (window_of[k] != window_of[i])
+            covered = _intersections(all_boxes[k], all_boxes[i]) > overlap * np.minimum(areas[k], areas[i])
+            same = covered & (window_of[k] != window_of[i])
             if same.any():
                 continue
         kept.append(int(i))
