@@ -34,6 +34,9 @@ DEFAULT_THREADS = 2  # onnxruntime threads per detection (a command detecting on
 # (the layout's duplicate threshold too) ...
 DUPLICATE_OVERLAP = 0.7
 DUPLICATE_SIZE_RATIO = 0.5  # ... and the smaller box has more than this share of the larger one's area
+# A box that two better ones cover together by more than this share lies across two tiles (a second
+# look half a tile along a row); at 0.85 the true tiles of loose, packed rows stay (0.7 drops some)
+STRADDLE_COVER = 0.85
 CANDIDATES = 4  # classes listed per detection (its own first), for vision.one_set
 # The finder's look over windows (defaults of model.json's finder keys window_below, window_grid,
 # window_overlap, window_mirror): when the whole photo shows fewer tiles than this (a hand has 14 or more),
@@ -125,13 +128,29 @@ def _intersections(boxes: np.ndarray, box: np.ndarray) -> np.ndarray:
     return w * h
 
 
+def _straddles(box: np.ndarray, kept: np.ndarray, inter: np.ndarray, area: float) -> bool:
+    """Whether the two kept boxes that share most of `box` cover together more than
+    STRADDLE_COVER of it: a box lying across two found neighbours (the finder's second look
+    half a tile along a row) rather than a tile of its own."""
+    if len(kept) < 2:
+        return False
+    first, second = np.argsort(-inter, kind="stable")[:2]
+    if inter[second] <= 0:
+        return False
+    a, b = kept[first], kept[second]
+    both = np.array([max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])])
+    shared = _intersections(both[None], box)[0] if both[2] > both[0] and both[3] > both[1] else 0.0
+    return inter[first] + inter[second] - shared > STRADDLE_COVER * area
+
+
 def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray, overlap: float = DUPLICATE_OVERLAP,
                         size_ratio: float = DUPLICATE_SIZE_RATIO) -> np.ndarray:
     """Indices of the boxes to keep, best score first. A box is the same tile as a
     better-scored kept box (class agnostic: one tile cannot carry two classes) when their
     intersection covers more than `overlap` of the smaller box and the smaller box has
     more than `size_ratio` of the larger one's area; a box nested in one twice its size
-    is another reading (one tile or two), not a second look at the same tile."""
+    is another reading (one tile or two), not a second look at the same tile. A box that
+    two better-scored kept boxes cover together (`_straddles`) goes too."""
     boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
     order = np.argsort(-np.asarray(scores, np.float64), kind="stable")
     areas = (boxes[:, 2] - boxes[:, 0]).clip(0) * (boxes[:, 3] - boxes[:, 1]).clip(0)
@@ -140,8 +159,11 @@ def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray, overlap: float = 
         if kept and areas[i] > 0:
             k = np.asarray(kept)
             smaller, larger = np.minimum(areas[k], areas[i]), np.maximum(areas[k], areas[i])
-            same = (_intersections(boxes[k], boxes[i]) > overlap * smaller) & (smaller > size_ratio * larger)
+            inter = _intersections(boxes[k], boxes[i])
+            same = (inter > overlap * smaller) & (smaller > size_ratio * larger)
             if same.any():
+                continue
+            if _straddles(boxes[i], boxes[k], inter, areas[i]):
                 continue
         kept.append(int(i))
     return np.asarray(kept, np.int64)

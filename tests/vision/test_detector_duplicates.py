@@ -40,3 +40,20 @@ def test_empty_and_degenerate_boxes():
     assert _kept(np.zeros((0, 4)), []) == []
     # a zero-area box is not a duplicate of anything (and nothing is a duplicate of it)
     assert _kept([[10, 10, 10, 50], [0, 0, 40, 56]], [0.9, 0.8]) == [0, 1]
+
+
+def test_a_weaker_box_lying_across_two_found_neighbours_goes():
+    # two touching 40x56 tiles and a box half a tile along, over both (scene 140 of seed 900000:
+    # a pung of three read as a kong)
+    assert _kept([[100, 100, 140, 156], [140, 100, 180, 156], [120, 100, 160, 156]], [0.9, 0.8, 0.6]) == [0, 1]
+    # ... only once both neighbours are kept: scored above one of them, it stays (and so does that one)
+    assert _kept([[100, 100, 140, 156], [140, 100, 180, 156], [120, 100, 160, 156]], [0.9, 0.5, 0.6]) == [0, 1, 2]
+
+
+def test_the_middle_tile_of_a_loose_packed_row_stays():
+    # loose boxes 20% wider than the tiles, 40 px apart: the middle one's neighbours cover 40% of it
+    boxes = [[96, 100, 144, 156], [136, 100, 184, 156], [176, 100, 224, 156]]
+    assert _kept(boxes, [0.9, 0.6, 0.8]) == [0, 1, 2]
+    # a tilted row: axis-aligned boxes of tiles turned 30 degrees overlap their neighbours by a third
+    boxes = [[0, 0, 61, 66], [35, 20, 96, 86], [70, 40, 131, 106]]
+    assert _kept(boxes, [0.9, 0.5, 0.8]) == [0, 1, 2]
