@@ -169,7 +169,8 @@ def run_eval(args) -> int:
         tiles = summary["hand_tiles"]
         print(
             f"hand tiles: {tiles['total']}, missed {tiles['missed']} ({100 * tiles['missed'] / max(1, tiles['total']):.1f}%), "
-            f"misread {tiles['misread']} ({100 * tiles['misread'] / max(1, tiles['total']):.1f}%)"
+            f"misread {tiles['misread']} ({100 * tiles['misread'] / max(1, tiles['total']):.1f}%), "
+            f"second boxes on a hand tile {tiles['duplicates']}"
         )
         print(f"detection: {summary['detect_seconds_per_scene'] * 1000:.0f} ms per photo")
         repairs = summary["repairs"]
