@@ -179,6 +179,11 @@ def run_eval(args) -> int:
                   f"{repairs['seconds_per_repaired'] * 1000:.0f} ms per repaired photo (layout and repair)")
     ok = summary["layout_correct"]
     print(f"layout alone, on the true boxes: {ok}/{n} = {100 * ok / n:.1f}%")
+    hidden = summary["tile_hidden"]
+    if hidden["scenes"]:
+        right = f"{hidden['photo_correct']} from the photo, " if detector is not None else ""
+        print(f"scenes with a concealed kong of four backs (its tile not in the photo): {hidden['scenes']}; "
+              f"total right: {right}{hidden['layout_correct']} from the true boxes")
     key = "photo_total" if detector is not None else "layout_total"
     misses = [r for r in summary["results"] if r.get(key) != r["true_total"]]
     for r in misses[: args.show]:

@@ -11,6 +11,11 @@ says where a miss comes from:
 It also runs the layout alone on the scene's true boxes, which measures the
 layout without the detector. `fanshot analyze-eval` prints the figures.
 
+A scene whose concealed kong lies as four backs does not show that kong's tile; the layout scores
+the likeliest total (vision.layout) and says so (`hidden_kong_tile_unknown`). Such a scene is marked
+`tile_hidden` (from its true boxes) and the summary counts them and how many read right: no photo
+of it can tell the true total for sure.
+
 A photo whose reading was repaired (vision.reading_repair: a tile changed to the detector's next
 choice, a weak box added or a counted box dropped, so that the hand wins) says its changes as
 `repaired` ('W9 taken as W7', 'added B8', 'dropped B6'); the summary counts the repairs that
@@ -108,10 +113,12 @@ def evaluate(
         context = record["hand"]["context"]
         true_total = record["score"]["total"]
         truth = [{"tile": b["tile"], "box": b["box"], "score": 1.0} for b in record["boxes"]]
+        on_truth = analyze_detections(truth, size, context, rules)
         row = {
             "index": index,
             "true_total": true_total,
-            "layout_total": _total(analyze_detections(truth, size, context, rules)),
+            "layout_total": _total(on_truth),
+            "tile_hidden": any(w["code"] == "hidden_kong_tile_unknown" for w in on_truth["warning_details"]),
         }
         if detector is not None:
             t0 = time.perf_counter()
@@ -135,15 +142,19 @@ def evaluate(
         results.append(row)
         if progress:
             progress(index + 1)
+    hidden = [r for r in results if r["tile_hidden"]]
     summary = {
         "scenes": n,
         "seed": seed,
         "layout_correct": sum(r["layout_total"] == r["true_total"] for r in results),
+        "tile_hidden": {"scenes": len(hidden),
+                        "layout_correct": sum(r["layout_total"] == r["true_total"] for r in hidden)},
         "seconds": round(time.perf_counter() - started, 1),
         "results": results,
     }
     if detector is not None:
         summary["photo_correct"] = sum(r.get("photo_total") == r["true_total"] for r in results)
+        summary["tile_hidden"]["photo_correct"] = sum(r["photo_total"] == r["true_total"] for r in hidden)
         summary["failures_by_stage"] = {
             stage: sum(r.get("stage") == stage for r in results) for stage in ("detection", "layout")
         }

@@ -58,3 +58,27 @@ def test_analyze_eval_lists_a_dropped_tile_and_counts_the_duplicate():
     [row] = summary["results"]
     assert row["photo_total"] == row["true_total"] and row["repaired"] == [f"dropped {detector.tile}"]
     assert {k: summary["repairs"][k] for k in ("photos", "right", "wrong")} == {"photos": 1, "right": 1, "wrong": 0}
+
+
+class FindsTheTrueBoxes:
+    def __init__(self, record):
+        self.dets = [{"tile": b["tile"], "box": b["box"], "score": 0.95, "candidates": [[b["tile"], 0.95]]}
+                     for b in record["boxes"]]
+
+    def detect(self, rgb):
+        return copy.deepcopy(self.dets)
+
+
+@pytest.mark.parametrize("offset, hidden", [(651, True), (503, False)])
+def test_a_concealed_kong_of_four_backs_marks_the_scene_tile_hidden(offset, hidden):
+    from datasets.synth.generate import make_example
+
+    seed = FRESH_SEEDS + offset  # 651: scene 0 lays its concealed kong of T9 as four backs
+    record = make_example(seed, 0, [640])["record"]
+    assert (sum(b["tile"] == "BACK" for b in record["boxes"]) == 4) == hidden
+    summary = evaluate(1, seed=seed, long_sides=(640,), detector=FindsTheTrueBoxes(record))
+    [row] = summary["results"]
+    assert row["tile_hidden"] == hidden
+    assert summary["tile_hidden"]["scenes"] == int(hidden)
+    assert summary["tile_hidden"]["photo_correct"] == int(hidden and row["photo_total"] == row["true_total"])
+    assert summary["tile_hidden"]["layout_correct"] == int(hidden and row["layout_total"] == row["true_total"])
