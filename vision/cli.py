@@ -89,7 +89,9 @@ def register(subparsers) -> None:
     export.add_argument("--provenance", default=None, help="JSON file merged into model.json")
     export.add_argument("--conf", type=float, default=0.25, help="the finder's score threshold")
     export.add_argument("--tta", default="none", choices=["none", "rot180", "rot180+mirror"],
-                        help="the classifier averages over these flipped views of each crop")
+                        help="at run time the classifier averages these flipped views with a crop ...")
+    export.add_argument("--views-below", type=float, default=1.0,
+                        help="... whose best class has a probability under this (default 1: every crop)")
     export.add_argument("--mirror-view", action="store_true",
                         help="the finder looks at the mirror image too and merges the two views")
     export.set_defaults(func=_train_export)
@@ -229,6 +231,6 @@ def _train_export(args) -> int:
     from vision.train_export import export_model
 
     provenance = json.loads(Path(args.provenance).read_text()) if args.provenance else {}
-    print(export_model(args.finder, args.classifier, args.out, args.imgsz, provenance, conf=args.conf, tta=args.tta,
-                       mirror_view=args.mirror_view))
+    print(export_model(args.finder, args.classifier, args.out, args.imgsz, provenance, conf=args.conf, views=args.tta,
+                       views_below=args.views_below, mirror_view=args.mirror_view))
     return 0

@@ -209,37 +209,9 @@ def _load_matching(model, weights: dict) -> None:
     print(f"init: {len(taken)} of {len(own)} tensors taken; fresh: {sorted(set(own) - set(taken))}", flush=True)
 
 
-TTA_VIEWS = {
-    # name: the flips (tensor dims of N x C x H x W) averaged with the crop as it is
-    "none": [],
-    "rot180": [(2, 3)],                      # tiles lie upside down as often as not
-    "rot180+mirror": [(2, 3), (3,), (2,)],   # and some photos are mirrored (selfie cameras)
-}
-
-
-def _averaged_views(model, views: list[tuple[int, ...]]):
-    """A module that averages the model's class probabilities over the crop and its flipped views
-    (one batch through the model), returned as log-probabilities: softmax of them gives the mean."""
-    import torch
-    from torch import nn
-
-    class Averaged(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.model = model
-
-        def forward(self, crops):
-            batch = torch.cat([crops] + [torch.flip(crops, list(dims)) for dims in views])
-            probabilities = torch.softmax(self.model(batch), dim=1)
-            probabilities = probabilities.reshape(len(views) + 1, -1, probabilities.shape[1]).mean(0)
-            return torch.log(probabilities.clamp_min(1e-12))
-
-    return Averaged()
-
-
-def export_classifier(checkpoint: str | Path, out: str | Path, tta: str = "none") -> tuple[int, int]:
+def export_classifier(checkpoint: str | Path, out: str | Path) -> tuple[int, int]:
     """Export a classifier checkpoint to ONNX (input N x 3 x H x W in [0, 1], the arch's size;
-    output logits), averaged over the flipped views named by `tta` (a key of TTA_VIEWS).
+    output logits; the detector averages flipped views at run time, model.json `views`).
     Returns the input (width, height)."""
     import torch
 
@@ -248,8 +220,6 @@ def export_classifier(checkpoint: str | Path, out: str | Path, tta: str = "none"
     model = build_model(arch)
     model.load_state_dict(state["model"])
     model.eval()
-    if TTA_VIEWS[tta]:
-        model = _averaged_views(model, TTA_VIEWS[tta]).eval()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     width, height = input_wh(arch)

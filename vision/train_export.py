@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from vision.classes import CLASSES
-from vision.detector import MODEL_JSON
+from vision.detector import MODEL_JSON, VIEW_FLIPS
 from vision.train_classifier import PAD, export_classifier
 from vision.train_finder import export_finder
 
@@ -22,14 +22,17 @@ def export_model(
     conf: float = 0.25,
     iou: float = 0.5,
     zoom_below: float = 28,
-    tta: str = "none",
+    views: str = "none",
+    views_below: float = 1.0,
     mirror_view: bool = False,
 ) -> Path:
     """Write OUT/finder.onnx, OUT/classifier.onnx and OUT/model.json; returns model.json's path."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     export_finder(finder_checkpoint, out / FINDER_FILE, imgsz)
-    crop_wh = export_classifier(classifier_checkpoint, out / CLASSIFIER_FILE, tta)
+    if views not in VIEW_FLIPS:
+        raise ValueError(f"views {views!r}: one of {', '.join(VIEW_FLIPS)}")
+    crop_wh = export_classifier(classifier_checkpoint, out / CLASSIFIER_FILE)
     spec = {
         "format": "fanshot-two-stage-1",
         "classes": CLASSES,
@@ -38,7 +41,11 @@ def export_model(
             "zoom_below": zoom_below,  # tiles smaller than this (finder pixels): look again, zoomed
             "mirror_view": mirror_view,  # look at the mirror image too and merge (vision.detector.fuse_views)
         },
-        "classifier": {"file": CLASSIFIER_FILE, "input_wh": list(crop_wh), "pad": PAD, "averaged_views": tta},
+        "classifier": {
+            "file": CLASSIFIER_FILE, "input_wh": list(crop_wh), "pad": PAD,
+            "views": views,  # flips averaged with a crop (vision.detector.VIEW_FLIPS) ...
+            "views_below": views_below,  # ... when its best class is under this probability
+        },
         **(provenance or {}),
     }
     path = out / MODEL_JSON

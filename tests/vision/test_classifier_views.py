@@ -1,36 +1,60 @@
-"""The shipped classifier averages over the flipped views model.json names (`averaged_views`):
-its answer for a crop must then be the same for each of those flips of it."""
-import json
-from pathlib import Path
-
+"""The classifier's flipped views (model.json classifier `views`, `views_below`): a crop whose best
+class is under `views_below` gets the mean of its own probabilities and those of its flips; a sure
+crop keeps its own."""
 import numpy as np
 import pytest
 
-MODELS = Path(__file__).resolve().parents[2] / "models"
-FLIPS = {"rot180": [(2, 3)], "rot180+mirror": [(2, 3), (3,), (2,)]}
+from vision.detector import Detector
 
 
-def _classifier():
-    spec = json.loads((MODELS / "model.json").read_text())
-    views = spec["classifier"].get("averaged_views", "none")
-    if views == "none":
+@pytest.fixture(scope="module")
+def detector():
+    det = Detector()
+    if not det.view_flips:
         pytest.skip("the shipped classifier averages no views")
-    import onnxruntime as ort
-
-    session = ort.InferenceSession(str(MODELS / spec["classifier"]["file"]), providers=["CPUExecutionProvider"])
-    return session, spec["classifier"]["input_wh"], FLIPS[views]
+    return det
 
 
-def test_flipped_views_give_the_same_probabilities():
-    session, (width, height), flips = _classifier()
+def _crops(det, n=8):
     rng = np.random.default_rng(0)
-    crops = rng.random((3, 3, height, width), dtype=np.float32)
-    crops[:, :, : height // 3] *= 0.2  # not symmetric: a dark top third
-    name = session.get_inputs()[0].name
-    plain = session.run(None, {name: crops})[0]
-    for dims in flips:
-        flipped = session.run(None, {name: np.ascontiguousarray(np.flip(crops, dims))})[0]
-        np.testing.assert_allclose(np.exp(flipped), np.exp(plain), atol=1e-5)
-    # and the output is a distribution over the 43 classes
-    np.testing.assert_allclose(np.exp(plain).sum(1), 1.0, atol=1e-4)
-    assert plain.shape == (3, 43)
+    crops = rng.random((n, 3, det.crop_h, det.crop_w), dtype=np.float32)
+    crops[:, :, : det.crop_h // 3] *= 0.2  # not symmetric: a dark top third
+    crops[: n // 2] *= np.linspace(0.3, 1.0, det.crop_w, dtype=np.float32)  # and some darker to one side
+    return crops
+
+
+def _views(det, crops):
+    own = det._class_probabilities(crops)
+    flips = [det._class_probabilities(np.ascontiguousarray(np.flip(crops, dims))) for dims in det.view_flips]
+    return own, (own + sum(flips)) / (len(flips) + 1)
+
+
+def _with_views(det, crops, below):
+    det.views_below, kept = below, det.views_below
+    try:
+        return det._with_views(crops)
+    finally:
+        det.views_below = kept
+
+
+def test_only_the_unsure_crops_are_averaged(detector):
+    crops = _crops(detector)
+    own, mean = _views(detector, crops)
+    best = np.sort(own.max(1))
+    below = float(best[len(best) // 2 - 1] + best[len(best) // 2]) / 2  # half the crops under it
+    probs = _with_views(detector, crops, below)
+    unsure = own.max(1) < below
+    assert unsure.sum() == len(crops) // 2
+    np.testing.assert_allclose(probs[unsure], mean[unsure], atol=1e-6)
+    np.testing.assert_allclose(probs[~unsure], own[~unsure], atol=1e-6)
+
+
+def test_averaged_over_every_view_a_crop_and_its_flips_read_the_same(detector):
+    crops = _crops(detector)
+    plain = _with_views(detector, crops, 1.01)
+    for dims in detector.view_flips:
+        flipped = _with_views(detector, np.ascontiguousarray(np.flip(crops, dims)), 1.01)
+        np.testing.assert_allclose(flipped, plain, atol=1e-5)
+    np.testing.assert_allclose(plain.sum(1), 1.0, atol=1e-4)
+    assert plain.shape == (len(crops), 43)
+
