@@ -345,9 +345,10 @@ class Detector:
         self.window_mirror = bool(finder.get("window_mirror", WINDOW_MIRROR))
         self.crop_w, self.crop_h = (int(v) for v in classifier["input_wh"])
         self.crop_pad = float(classifier.get("pad", 0.0))
-        if classifier.get("views", "none") not in VIEW_FLIPS:
-            raise ModelNotFoundError(f"{spec_path}: classifier views {classifier['views']!r} is none of {', '.join(VIEW_FLIPS)}")
-        self.view_flips = VIEW_FLIPS[classifier.get("views", "none")]
+        views = classifier.get("views", "none")
+        if views not in VIEW_FLIPS:
+            raise ModelNotFoundError(f"{spec_path}: classifier views {views!r} is none of {', '.join(VIEW_FLIPS)}")
+        self.view_flips = VIEW_FLIPS[views]
         self.views_below = float(classifier.get("views_below", 1.0))
         self.threads = max(1, int(threads))
         self._finder = _session(self.model_dir / finder["file"], self.threads)

@@ -29,20 +29,27 @@ def test_a_second_box_on_a_matched_tile_is_a_duplicate():
     assert detection_errors([found[1], twin], boxes) == ["missed B6"]
 
 
-class AddsATwin:
-    """A detector that finds a scene's true boxes and a second box on one tile of the hand
-    (shifted 0.4 of its width, read as that tile, scored lower)."""
+class FindsTheTrueBoxes:
+    """A detector that finds a scene's true boxes, each read right."""
 
     def __init__(self, record):
         self.dets = [{"tile": b["tile"], "box": b["box"], "score": 0.95, "candidates": [[b["tile"], 0.95]]}
                      for b in record["boxes"]]
+
+    def detect(self, rgb):
+        return copy.deepcopy(self.dets)
+
+
+class AddsATwin(FindsTheTrueBoxes):
+    """... and a second box on one tile of the hand (shifted 0.4 of its width, read as that tile,
+    scored lower)."""
+
+    def __init__(self, record):
+        super().__init__(record)
         i = next(i for i, b in enumerate(record["boxes"]) if b["role"] == "concealed")
         self.tile = record["boxes"][i]["tile"]
         self.dets.append({"tile": self.tile, "box": shifted(record["boxes"][i]["box"], 0.4), "score": 0.6,
                           "candidates": [[self.tile, 0.6]]})
-
-    def detect(self, rgb):
-        return copy.deepcopy(self.dets)
 
 
 def test_analyze_eval_lists_a_dropped_tile_and_counts_the_duplicate():
@@ -58,15 +65,6 @@ def test_analyze_eval_lists_a_dropped_tile_and_counts_the_duplicate():
     [row] = summary["results"]
     assert row["photo_total"] == row["true_total"] and row["repaired"] == [f"dropped {detector.tile}"]
     assert {k: summary["repairs"][k] for k in ("photos", "right", "wrong")} == {"photos": 1, "right": 1, "wrong": 0}
-
-
-class FindsTheTrueBoxes:
-    def __init__(self, record):
-        self.dets = [{"tile": b["tile"], "box": b["box"], "score": 0.95, "candidates": [[b["tile"], 0.95]]}
-                     for b in record["boxes"]]
-
-    def detect(self, rgb):
-        return copy.deepcopy(self.dets)
 
 
 @pytest.mark.parametrize("offset, hidden", [(651, True), (503, False)])
