@@ -5,7 +5,7 @@ import json
 import sys
 from pathlib import Path
 
-from vision.detector import DETECT_MAX_SIDE, detect_photo
+from vision.detector import DETECT_MAX_SIDE, VIEW_FLIPS, detect_photo
 
 
 def register(subparsers) -> None:
@@ -88,7 +88,7 @@ def register(subparsers) -> None:
     export.add_argument("--out", default="models")
     export.add_argument("--provenance", default=None, help="JSON file merged into model.json")
     export.add_argument("--conf", type=float, default=0.25, help="the finder's score threshold")
-    export.add_argument("--tta", default="none", choices=["none", "rot180", "rot180+mirror"],
+    export.add_argument("--tta", default="none", choices=list(VIEW_FLIPS),
                         help="at run time the classifier averages these flipped views with a crop ...")
     export.add_argument("--views-below", type=float, default=1.0,
                         help="... whose best class has a probability under this (default 1: every crop)")
