@@ -14,4 +14,7 @@ CLASSES: list[str] = (
 )
 CLASS_ID: dict[str, int] = {name: i for i, name in enumerate(CLASSES)}
 BACK = "BACK"
+# The classifier's one output beyond the 43: the finder's box holds no tile (dice, scoring
+# sticks, coins, chips). Its id is len(CLASSES); it is never a detection's class.
+NOT_A_TILE = len(CLASSES)
 assert len(CLASSES) == 43

@@ -63,6 +63,9 @@ def register(subparsers) -> None:
     crops.add_argument("--list", default=None, help="only the images named in this file (e.g. train.txt)")
     crops.add_argument("--rendered", type=int, default=0, metavar="COPIES",
                        help="instead: COPIES rendered crops per FluffyStuff tile")
+    crops.add_argument("--negatives", action="store_true",
+                       help="instead of the labelled boxes: the shipped finder's boxes on no labelled tile "
+                            "(the classifier's 'not a tile'; for fully labelled synthetic scenes)")
     crops.add_argument("--out", required=True)
     crops.set_defaults(func=_train_crops)
 
@@ -79,6 +82,7 @@ def register(subparsers) -> None:
     classifier.add_argument("--shares", type=float, nargs="+", default=None,
                             help="how often each --crops file is drawn (one number each; default: by size)")
     classifier.add_argument("--mirror", type=float, default=0.0, help="probability of a mirrored training crop")
+    classifier.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (AdamW, cosine)")
     classifier.set_defaults(func=_train_classifier)
 
     export = stages.add_parser("export", help="export both stages to ONNX into a model folder")
@@ -212,7 +216,17 @@ def _train_crops(args) -> int:
     records = read_yolo(args.data)
     if args.list:
         records = records_in_list(records, args.list)
-    save_crops(records, args.out)
+    find = None
+    if args.negatives:
+        from vision.analyze import WEAK_FLOOR
+        from vision.detector import get_detector
+
+        detector = get_detector()
+
+        def find(rgb):
+            return detector.find_tiles(rgb, floor=WEAK_FLOOR)[0]
+
+    save_crops(records, args.out, find)
     return 0
 
 
@@ -222,7 +236,7 @@ def _train_classifier(args) -> int:
     print(train_classifier(
         args.crops, args.val, args.run, epochs=args.epochs, threads=args.threads,
         steps_per_epoch=args.steps_per_epoch, arch=args.arch, shares=args.shares, mirror=args.mirror,
-        init=args.init,
+        init=args.init, lr=args.lr,
     ))
     return 0
 

@@ -24,7 +24,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from vision.classes import CLASSES
+from vision.classes import CLASSES, NOT_A_TILE
 from vision.evaluate import iou_matrix
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -350,6 +350,7 @@ class Detector:
             raise ModelNotFoundError(f"{spec_path}: classifier views {views!r} is none of {', '.join(VIEW_FLIPS)}")
         self.view_flips = VIEW_FLIPS[views]
         self.views_below = float(classifier.get("views_below", 1.0))
+        self.not_a_tile = bool(classifier.get("not_a_tile", False))  # a 44th output: no tile in the box
         self.threads = max(1, int(threads))
         self._finder = _session(self.model_dir / finder["file"], self.threads)
         self._classifier = _session(self.model_dir / classifier["file"], self.threads)
@@ -400,9 +401,13 @@ class Detector:
             in_photo.append((boxes, scores))
         return in_photo, scale
 
-    def find_tiles(self, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Stage 1: tile boxes (xyxy in pixels of `rgb`) and their finder scores."""
-        return self._find_tiles(rgb, None)[0]
+    def find_tiles(self, rgb: np.ndarray, floor: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Stage 1: tile boxes (xyxy in pixels of `rgb`) and their finder scores: those at the
+        finder's threshold or above, and with `floor` the weak ones from it up too."""
+        found, weak = self._find_tiles(rgb, floor)
+        if weak is None:
+            return found
+        return np.concatenate([found[0], weak[0]]), np.concatenate([found[1], weak[1]])
 
     def _find_in_windows(self, rgb: np.ndarray, confs: tuple[float, ...]) -> list[tuple[np.ndarray, np.ndarray]]:
         """The finder over overlapping windows of `rgb` (`photo_windows`; with each one's mirror
@@ -468,9 +473,10 @@ class Detector:
         return zoomed[0], _below(zoomed, self.finder_conf)
 
     def classify(self, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-        """Stage 2: class probabilities (len(boxes), 43) for each box."""
+        """Stage 2: class probabilities (len(boxes), 43) for each box, and with `not_a_tile` a
+        44th column: the probability that the box holds no tile (NOT_A_TILE)."""
         if len(boxes) == 0:
-            return np.zeros((0, len(self.classes)), np.float32)
+            return np.zeros((0, len(self.classes) + self.not_a_tile), np.float32)
         crops = crop_tiles(rgb, boxes, self.crop_w, self.crop_h, self.crop_pad)
         blob = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
         return self._with_views(blob)
@@ -492,7 +498,7 @@ class Detector:
     def _candidates(self, probs: np.ndarray, best: int, find_score: float) -> list[list]:
         """The CANDIDATES best classes of one box as [tile, finder score x probability], best first;
         the first is always the detection's own class (`best`, the argmax)."""
-        others = [int(c) for c in np.argsort(-probs, kind="stable") if c != best][: CANDIDATES - 1]
+        others = [int(c) for c in np.argsort(-probs[: len(self.classes)], kind="stable") if c != best][: CANDIDATES - 1]
         return [[self.classes[c], round(float(find_score * probs[c]), 4)] for c in [int(best), *others]]
 
     def detect(self, rgb: np.ndarray) -> list[dict]:
@@ -537,10 +543,14 @@ class Detector:
         probs = self.classify(*self._crop_source(rgb, boxes, all_boxes))
         class_ids = probs.argmax(axis=1)
         scores = all_find * probs[np.arange(len(class_ids)), class_ids]
-        kept = suppress_duplicates(boxes, scores[: len(boxes)])
+        # boxes the classifier finds no tile in (dice, sticks, coins) go; of the others, a box that
+        # is the same tile as a better one goes (suppress_duplicates)
+        tiles = np.flatnonzero(class_ids[: len(boxes)] != NOT_A_TILE)
+        kept = tiles[suppress_duplicates(boxes[tiles], scores[tiles])]
+        weak_tiles = len(boxes) + np.flatnonzero(class_ids[len(boxes):] != NOT_A_TILE)
         # the weak boxes rank after every kept tile: one that is the same tile as a kept one goes
-        rank = np.concatenate([np.full(len(kept), 2.0), scores[len(boxes):]])
-        order = np.concatenate([kept, np.arange(len(boxes), len(all_boxes))]).astype(np.int64)
+        rank = np.concatenate([np.full(len(kept), 2.0), scores[weak_tiles]])
+        order = np.concatenate([kept, weak_tiles]).astype(np.int64)
         weak_kept = [int(order[j]) for j in suppress_duplicates(all_boxes[order], rank) if j >= len(kept)]
 
         def record(i: int) -> dict:

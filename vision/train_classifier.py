@@ -14,10 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.classes import CLASSES
+from vision.classes import NOT_A_TILE
 from vision.train_crops import augment, centre_crop
 
 PAD = 0.08
+OUTPUTS = NOT_A_TILE + 1  # the 43 classes and "not a tile"
 
 
 ARCHES = {
@@ -33,7 +34,7 @@ def input_wh(arch: str) -> tuple[int, int]:
     return ARCHES[arch][2]
 
 
-def build_model(arch: str = "s", num_classes: int = len(CLASSES)):
+def build_model(arch: str = "s", num_classes: int = OUTPUTS):
     """Four conv blocks on an RGB crop (input_wh(arch)), then a linear layer over the feature map
     an eighth of its size (where on the tile a stroke or dot sits matters)."""
     from torch import nn
@@ -67,7 +68,7 @@ def sampling_weights(labels: np.ndarray, sources: np.ndarray, shares: list[float
     n_sources = int(sources.max()) + 1 if len(sources) else 0
     for source in range(n_sources):
         mine = sources == source
-        counts = np.bincount(labels[mine], minlength=len(CLASSES))
+        counts = np.bincount(labels[mine], minlength=OUTPUTS)
         w = 1.0 / np.maximum(counts[labels[mine]], 1)
         w = np.minimum(w, 4.0 / max(1, np.median(counts[counts > 0])))
         share = shares[source] if shares else mine.sum() / len(labels)
@@ -130,11 +131,12 @@ def train_classifier(
     if max_per_class:
         rng = np.random.default_rng(seed)
         keep = np.concatenate(
-            [rng.permutation(np.flatnonzero(labels == c))[:max_per_class] for c in range(len(CLASSES))]
+            [rng.permutation(np.flatnonzero(labels == c))[:max_per_class] for c in range(OUTPUTS)]
         )
         contexts, labels, sources = contexts[keep], labels[keep], sources[keep]
-    counts = np.bincount(labels, minlength=len(CLASSES))
-    print(f"training crops: {len(labels)}; per class min {counts.min()} max {counts.max()}", flush=True)
+    counts = np.bincount(labels, minlength=OUTPUTS)
+    print(f"training crops: {len(labels)}; per class min {counts[:NOT_A_TILE].min()} max {counts.max()}; "
+          f"not a tile {counts[NOT_A_TILE]}", flush=True)
     val_contexts = val_labels = None
     if val_npz:
         val = np.load(val_npz)
@@ -145,7 +147,7 @@ def train_classifier(
     last = run_dir / "last.pt"
     state = torch.load(last, map_location="cpu", weights_only=False) if last.is_file() else None
     arch = state.get("arch", "s") if state else arch
-    model = build_model(arch)
+    model = build_model(arch, _outputs(state["model"]) if state else OUTPUTS)
     if init and not state:
         _load_matching(model, torch.load(init, map_location="cpu", weights_only=False)["model"])
     out_wh = input_wh(arch)
@@ -199,25 +201,37 @@ def train_classifier(
     return run_dir / "best.pt"
 
 
+def _outputs(weights: dict) -> int:
+    """How many classes a checkpoint's model names (43: before "not a tile")."""
+    return int(weights[[k for k in weights if k.endswith(".weight")][-1]].shape[0])
+
+
 def _load_matching(model, weights: dict) -> None:
     """Copy into `model` every tensor of `weights` whose name and shape match (a different input
-    size changes only the last linear layer); print what was left at its fresh start."""
+    size changes only the last linear layer), and the rows of the classes it had into a last
+    layer with more classes (43 -> "not a tile" added); print what was left at its fresh start."""
     own = model.state_dict()
     taken = {k: v for k, v in weights.items() if k in own and own[k].shape == v.shape}
+    for k, v in weights.items():
+        if k in own and k not in taken and own[k].shape[1:] == v.shape[1:] and own[k].shape[0] > v.shape[0]:
+            rows = own[k].clone()
+            rows[: v.shape[0]] = v
+            taken[k] = rows
     own.update(taken)
     model.load_state_dict(own)
     print(f"init: {len(taken)} of {len(own)} tensors taken; fresh: {sorted(set(own) - set(taken))}", flush=True)
 
 
-def export_classifier(checkpoint: str | Path, out: str | Path) -> tuple[int, int]:
+def export_classifier(checkpoint: str | Path, out: str | Path) -> tuple[tuple[int, int], bool]:
     """Export a classifier checkpoint to ONNX (input N x 3 x H x W in [0, 1], the arch's size;
     output logits; the detector averages flipped views at run time, model.json `views`).
-    Returns the input (width, height)."""
+    Returns the input (width, height) and whether the model has the "not a tile" output."""
     import torch
 
     state = torch.load(checkpoint, map_location="cpu", weights_only=False)
     arch = state.get("arch", "s")
-    model = build_model(arch)
+    outputs = _outputs(state["model"])
+    model = build_model(arch, outputs)
     model.load_state_dict(state["model"])
     model.eval()
     out = Path(out)
@@ -228,4 +242,4 @@ def export_classifier(checkpoint: str | Path, out: str | Path) -> tuple[int, int
         model, dummy, str(out), input_names=["crops"], output_names=["logits"],
         dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
     )
-    return width, height
+    return (width, height), outputs == OUTPUTS

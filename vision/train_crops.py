@@ -15,9 +15,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.classes import CLASS_ID
+from vision.classes import CLASS_ID, NOT_A_TILE
 
 CONTEXT = 0.25
+NEGATIVE_IOU = 0.2  # a finder box overlapping every labelled box less than this holds no tile
 CONTEXT_WH = (72, 96)
 FLUFFY_DIR = Path("/work/shared/tile-art/fluffystuff")
 
@@ -57,6 +58,25 @@ def crops_from_records(records: list[dict], load_rgb) -> tuple[np.ndarray, np.nd
     if not crops:
         return np.zeros((0, ch, cw, 3), np.uint8), np.zeros((0,), np.int64)
     return np.stack(crops), np.asarray(labels, np.int64)
+
+
+def negative_crops(records: list[dict], load_rgb, find) -> tuple[np.ndarray, np.ndarray]:
+    """Context crops, labelled NOT_A_TILE, of the boxes `find(rgb) -> N x 4 xyxy` puts where no
+    box of the record lies (IoU under NEGATIVE_IOU with each): what the finder takes for a tile
+    (dice, scoring sticks, coins). Only for records labelled in full (synthetic scenes): a real
+    photo's labels leave out tiles off the hand."""
+    from vision.evaluate import iou_matrix
+
+    crops = []
+    for record in records:
+        rgb = load_rgb(record)
+        found = np.asarray(find(rgb), np.float32).reshape(-1, 4)
+        truth = np.asarray([b["box"] for b in record["boxes"]], np.float32).reshape(-1, 4)
+        overlap = iou_matrix(found, truth).max(axis=1) if len(truth) else np.zeros(len(found))
+        crops += [context_crop(rgb, box) for box in found[overlap < NEGATIVE_IOU]]
+    cw, ch = CONTEXT_WH
+    stacked = np.stack(crops) if crops else np.zeros((0, ch, cw, 3), np.uint8)
+    return stacked, np.full(len(crops), NOT_A_TILE, np.int64)
 
 
 def _background(rng: np.random.Generator, width: int, height: int) -> np.ndarray:
@@ -196,9 +216,10 @@ def records_in_list(records: list[dict], list_file: str | Path) -> list[dict]:
     return [r for r in records if Path(r["file"]).name in names]
 
 
-def save_crops(records: list[dict], out: str | Path) -> Path:
-    """Context crops of every box of `records` into OUT (NPZ with `crops` and `labels`)."""
-    crops, labels = crops_from_records(records, _load_rgb)
+def save_crops(records: list[dict], out: str | Path, find=None) -> Path:
+    """Context crops of every box of `records` into OUT (NPZ with `crops` and `labels`); with
+    `find` (a finder: RGB -> boxes), instead the crops of its boxes on no tile (`negative_crops`)."""
+    crops, labels = negative_crops(records, _load_rgb, find) if find else crops_from_records(records, _load_rgb)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(out, crops=crops, labels=labels)

@@ -32,7 +32,7 @@ def export_model(
     export_finder(finder_checkpoint, out / FINDER_FILE, imgsz)
     if views not in VIEW_FLIPS:
         raise ValueError(f"views {views!r}: one of {', '.join(VIEW_FLIPS)}")
-    crop_wh = export_classifier(classifier_checkpoint, out / CLASSIFIER_FILE)
+    crop_wh, not_a_tile = export_classifier(classifier_checkpoint, out / CLASSIFIER_FILE)
     spec = {
         "format": "fanshot-two-stage-1",
         "classes": CLASSES,
@@ -45,6 +45,7 @@ def export_model(
             "file": CLASSIFIER_FILE, "input_wh": list(crop_wh), "pad": PAD,
             "views": views,  # flips averaged with a crop (vision.detector.VIEW_FLIPS) ...
             "views_below": views_below,  # ... when its best class is under this probability
+            "not_a_tile": not_a_tile,  # a 44th output: the box holds no tile (vision.classes.NOT_A_TILE)
         },
         **(provenance or {}),
     }

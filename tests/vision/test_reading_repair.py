@@ -336,3 +336,22 @@ def test_the_api_answers_a_dropped_tile_as_the_repair_gives_it():
     assert PhotoTile.model_validate(tile).model_dump()["dropped"] is True
     substituted = analyze(misread(detections(), W7, [("W9", 0.6), ("W7", 0.3)]))["warning_details"][0]
     assert adapter.dump_python(adapter.validate_python(substituted), mode="json") == substituted  # no flags added
+
+
+def test_a_misread_tile_whose_group_was_left_out_is_repaired_when_the_hand_is_short():
+    # a concealed kong shown BACK W4 W4 BACK in a row of its own: one W4 read as W2 breaks it, the
+    # layout leaves the row out as strays (11 of 16 tiles), and the unsure stray's third choice wins
+    rows = [["BACK W4 W4 BACK"], ["T7 T7", "B7 B7* B7", "BACK J1 J1 BACK", "BACK F2 F2 BACK"]]
+    dets = misread(detections(rows), 1, [("W2", 0.29), ("W8", 0.18), ("W4", 0.11)])
+    before = analyze(dets, repair=False)
+    assert before["error"]["code"] == "wrong_tile_count" and before["error"]["params"]["found"] == 13
+    assert [t["role"] for t in before["tiles"] if t["tile"] == "W2"] == ["stray"]
+    result = analyze(dets)
+    assert result["score"]["total"] == true_total(rows)
+    assert [(c["from"], c["to"]) for c in repairs(result)[0]] == [("W2", "W4")]
+
+
+def test_a_sure_stray_is_never_changed():
+    rows = [["BACK W4 W4 BACK"], ["T7 T7", "B7 B7* B7", "BACK J1 J1 BACK", "BACK F2 F2 BACK"]]
+    dets = misread(detections(rows), 1, [("W2", 0.6), ("W4", 0.3)])  # read sure: a stray stays one
+    assert analyze(dets)["error"]["code"] == "wrong_tile_count"

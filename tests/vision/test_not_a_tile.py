@@ -1,0 +1,74 @@
+"""The classifier's "not a tile" output: boxes the finder puts on dice, scoring sticks, coins
+and chips go (vision.detector), and the crops that teach it (vision.train_crops)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.classes import CLASSES, NOT_A_TILE
+from vision.detector import Detector, get_detector
+from vision.train_crops import CONTEXT_WH, negative_crops
+
+
+def _detector(boxes, weak_boxes, readings):
+    """A Detector whose finder answers fixed boxes (kept, then weak) and whose classifier reads
+    box i as readings[i]: a tile code, or None for "not a tile" (44 outputs)."""
+    detector = object.__new__(Detector)
+    detector.classes = list(CLASSES)
+    detector.finder_conf = 0.35
+    detector.not_a_tile = True
+    kept = (np.asarray(boxes, np.float32).reshape(-1, 4), np.full(len(boxes), 0.9, np.float32))
+    faint = (np.asarray(weak_boxes, np.float32).reshape(-1, 4), np.full(len(weak_boxes), 0.3, np.float32))
+    detector._find_tiles = lambda rgb, floor: (kept, faint if floor is not None else None)
+
+    def classify(rgb, all_boxes):
+        probs = np.full((len(all_boxes), NOT_A_TILE + 1), 0.02 / NOT_A_TILE, np.float32)
+        for i, tile in enumerate(readings[: len(all_boxes)]):  # the kept boxes come first
+            probs[i, NOT_A_TILE if tile is None else CLASSES.index(tile)] = 0.98
+        return probs
+
+    detector.classify = classify
+    return detector
+
+
+def test_boxes_read_as_no_tile_go_kept_and_weak_alike():
+    boxes = [[0, 0, 50, 70], [60, 0, 110, 70], [200, 0, 250, 50]]  # two tiles and a die
+    weak_boxes = [[120, 0, 170, 70], [300, 0, 340, 40]]  # a faint tile and a faint coin
+    detector = _detector(boxes, weak_boxes, ["W1", "W2", None, "W3", None])
+    rgb = np.zeros((100, 400, 3), np.uint8)
+    tiles, faint = detector.detect_with_weak(rgb, 0.2)
+    assert [d["tile"] for d in tiles] == ["W1", "W2"] and detector.detect(rgb) == tiles
+    assert [(d["tile"], d["box"]) for d in faint] == [("W3", [120.0, 0.0, 170.0, 70.0])]
+    for d in tiles + faint:  # "not a tile" is never a candidate: the 43 classes only
+        assert len(d["candidates"]) == 4 and all(c in CLASSES for c, _ in d["candidates"])
+
+
+def test_a_no_tile_box_does_not_suppress_the_tile_it_overlaps():
+    # the finder's box half on a tile and half on the table, read as no tile, scores higher
+    boxes = [[0, 0, 50, 70], [5, 0, 55, 70]]
+    detector = _detector(boxes, [], [None, "B5"])
+    assert [d["tile"] for d in detector.detect(np.zeros((80, 80, 3), np.uint8))] == ["B5"]
+
+
+def test_negative_crops_are_the_finders_boxes_on_no_labelled_tile():
+    rgb = np.full((200, 300, 3), 90, np.uint8)
+    rgb[20:90, 10:60] = 250  # a tile, labelled
+    rgb[120:160, 200:240] = 30  # a die, not labelled
+    record = {"boxes": [{"tile": "W1", "box": [10, 20, 60, 90]}]}
+    found = [[12, 22, 61, 88], [198, 118, 242, 162], [40, 20, 90, 90]]  # on the tile, the die, half on the tile
+
+    crops, labels = negative_crops([record], lambda r: rgb, lambda image: np.asarray(found))
+    assert labels.tolist() == [NOT_A_TILE]  # the box on the tile and the one half on it are no negatives
+    cw, ch = CONTEXT_WH
+    assert crops.shape == (1, ch, cw, 3) and crops[0, ch // 2, cw // 2].tolist() == [30, 30, 30]
+    empty, none = negative_crops([record], lambda r: rgb, lambda image: np.zeros((0, 4)))
+    assert empty.shape == (0, ch, cw, 3) and none.shape == (0,)
+
+
+def test_the_shipped_classifier_answers_the_43_classes_and_not_a_tile():
+    detector = get_detector()
+    if not detector.not_a_tile:
+        pytest.skip("the shipped classifier has no 'not a tile' output")
+    rgb = np.full((240, 320, 3), 120, np.uint8)
+    probs = detector.classify(rgb, np.asarray([[10, 10, 58, 74]], np.float32))
+    assert probs.shape == (1, len(CLASSES) + 1) and probs.sum() == pytest.approx(1.0, abs=1e-4)
