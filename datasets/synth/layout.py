@@ -149,7 +149,9 @@ def lay_out_strays(rng: random.Random, dims: Dims, hand_box: tuple, reach: float
     x1, y1, x2, y2 = hand_box
     taken = [hand_box]
     items: list[dict] = []
-    faces = CLASSES[:34] * 3 + CLASSES[34:42]
+    # no flowers: a flower is the hand's wherever it lies (it is never discarded), so a stray one
+    # would be a flower of the hand that the scene's true hand leaves out
+    faces = CLASSES[:34] * 3
 
     def try_place(item, x, y, angle=0.0):
         w, h = dims.size(item["pose"])

@@ -107,3 +107,16 @@ def test_each_art_family_renders_all_43_classes(family):
         assert rgb.shape == (48, 30, 3) and alpha.shape == (48, 30)
         if code[0] in "WTBFH":
             assert not np.array_equal(rgb, plain), f"{code} looks like a blank tile"
+
+
+def test_strays_are_never_flowers():
+    # a flower is the hand's wherever it lies: a stray flower would make the scene's true hand wrong
+    import random
+
+    from datasets.synth.layout import Dims, lay_out_strays
+
+    dims = Dims(h=1.35, s_flat=0.3, s_stand=0.2)
+    codes = [item["tile"] for seed in range(300)
+             for item in lay_out_strays(random.Random(seed), dims, (0.0, 0.0, 14.0, 1.35), reach=12.0)]
+    assert len(set(codes)) > 30  # discards, walls and single strays of many kinds were laid out
+    assert not [c for c in codes if c.startswith("H")]
