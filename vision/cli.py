@@ -63,6 +63,8 @@ def register(subparsers) -> None:
     crops.add_argument("--list", default=None, help="only the images named in this file (e.g. train.txt)")
     crops.add_argument("--rendered", type=int, default=0, metavar="COPIES",
                        help="instead: COPIES rendered crops per FluffyStuff tile")
+    crops.add_argument("--chips", type=int, default=0, metavar="COUNT",
+                       help="instead: COUNT rendered plastic chips and counters (the classifier's 'not a tile')")
     crops.add_argument("--negatives", action="store_true",
                        help="instead of the labelled boxes: the shipped finder's boxes on no labelled tile "
                             "(the classifier's 'not a tile'; for fully labelled synthetic scenes)")
@@ -96,6 +98,8 @@ def register(subparsers) -> None:
                         help="at run time the classifier averages these flipped views with a crop ...")
     export.add_argument("--views-below", type=float, default=1.0,
                         help="... whose best class has a probability under this (default 1: every crop)")
+    export.add_argument("--not-a-tile-above", type=float, default=0.5,
+                        help="a classifier with the 'not a tile' output drops a box it gives this probability or more")
     export.add_argument("--mirror-view", action="store_true",
                         help="the finder looks at the mirror image too and merges the two views")
     export.set_defaults(func=_train_export)
@@ -206,11 +210,11 @@ def _train_finder_data(args) -> int:
 def _train_crops(args) -> int:
     from vision.train_crops import records_in_list, save_crops, save_rendered_crops
 
-    if args.rendered:
-        save_rendered_crops(args.out, copies=args.rendered)
+    if args.rendered or args.chips:
+        save_rendered_crops(args.out, copies=args.rendered, chips=args.chips)
         return 0
     if not args.data:
-        return _fail("train crops: give --data DIR or --rendered COPIES")
+        return _fail("train crops: give --data DIR, --rendered COPIES or --chips COUNT")
     from datasets.formats import read_yolo
 
     records = read_yolo(args.data)
@@ -246,5 +250,6 @@ def _train_export(args) -> int:
 
     provenance = json.loads(Path(args.provenance).read_text()) if args.provenance else {}
     print(export_model(args.finder, args.classifier, args.out, args.imgsz, provenance, conf=args.conf, views=args.tta,
-                       views_below=args.views_below, mirror_view=args.mirror_view))
+                       views_below=args.views_below, mirror_view=args.mirror_view,
+                       not_a_tile_above=args.not_a_tile_above))
     return 0

@@ -350,7 +350,10 @@ class Detector:
             raise ModelNotFoundError(f"{spec_path}: classifier views {views!r} is none of {', '.join(VIEW_FLIPS)}")
         self.view_flips = VIEW_FLIPS[views]
         self.views_below = float(classifier.get("views_below", 1.0))
-        self.not_a_tile = bool(classifier.get("not_a_tile", False))  # a 44th output: no tile in the box
+        # a classifier with a 44th output (NOT_A_TILE): a box it gives at least this probability of
+        # holding no tile goes (dice, scoring sticks, coins, chips); None: no such output
+        above = classifier.get("not_a_tile_above")
+        self.not_a_tile_above = None if above is None else float(above)
         self.threads = max(1, int(threads))
         self._finder = _session(self.model_dir / finder["file"], self.threads)
         self._classifier = _session(self.model_dir / classifier["file"], self.threads)
@@ -473,10 +476,10 @@ class Detector:
         return zoomed[0], _below(zoomed, self.finder_conf)
 
     def classify(self, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-        """Stage 2: class probabilities (len(boxes), 43) for each box, and with `not_a_tile` a
-        44th column: the probability that the box holds no tile (NOT_A_TILE)."""
+        """Stage 2: class probabilities (len(boxes), 43) for each box, and with `not_a_tile_above`
+        a 44th column: the probability that the box holds no tile (NOT_A_TILE)."""
         if len(boxes) == 0:
-            return np.zeros((0, len(self.classes) + self.not_a_tile), np.float32)
+            return np.zeros((0, len(self.classes) + (self.not_a_tile_above is not None)), np.float32)
         crops = crop_tiles(rgb, boxes, self.crop_w, self.crop_h, self.crop_pad)
         blob = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
         return self._with_views(blob)
@@ -498,7 +501,7 @@ class Detector:
     def _candidates(self, probs: np.ndarray, best: int, find_score: float) -> list[list]:
         """The CANDIDATES best classes of one box as [tile, finder score x probability], best first;
         the first is always the detection's own class (`best`, the argmax)."""
-        others = [int(c) for c in np.argsort(-probs[: len(self.classes)], kind="stable") if c != best][: CANDIDATES - 1]
+        others = [int(c) for c in np.argsort(-probs, kind="stable") if c != best][: CANDIDATES - 1]
         return [[self.classes[c], round(float(find_score * probs[c]), 4)] for c in [int(best), *others]]
 
     def detect(self, rgb: np.ndarray) -> list[dict]:
@@ -541,13 +544,15 @@ class Detector:
         all_boxes = np.concatenate([boxes.reshape(-1, 4), weak_boxes.reshape(-1, 4)])
         all_find = np.concatenate([find_scores, weak_find])
         probs = self.classify(*self._crop_source(rgb, boxes, all_boxes))
+        # boxes the classifier finds no tile in go; the others' classes are read among the 43
+        is_tile = probs[:, NOT_A_TILE] < self.not_a_tile_above if probs.shape[1] > NOT_A_TILE else np.ones(len(probs), bool)
+        probs = probs[:, :NOT_A_TILE] / probs[:, :NOT_A_TILE].sum(axis=1, keepdims=True).clip(1e-9)
         class_ids = probs.argmax(axis=1)
         scores = all_find * probs[np.arange(len(class_ids)), class_ids]
-        # boxes the classifier finds no tile in (dice, sticks, coins) go; of the others, a box that
-        # is the same tile as a better one goes (suppress_duplicates)
-        tiles = np.flatnonzero(class_ids[: len(boxes)] != NOT_A_TILE)
+        # of the tiles, a box that is the same tile as a better one goes (suppress_duplicates)
+        tiles = np.flatnonzero(is_tile[: len(boxes)])
         kept = tiles[suppress_duplicates(boxes[tiles], scores[tiles])]
-        weak_tiles = len(boxes) + np.flatnonzero(class_ids[len(boxes):] != NOT_A_TILE)
+        weak_tiles = len(boxes) + np.flatnonzero(is_tile[len(boxes):])
         # the weak boxes rank after every kept tile: one that is the same tile as a kept one goes
         rank = np.concatenate([np.full(len(kept), 2.0), scores[weak_tiles]])
         order = np.concatenate([kept, weak_tiles]).astype(np.int64)
