@@ -63,8 +63,6 @@ def register(subparsers) -> None:
     crops.add_argument("--list", default=None, help="only the images named in this file (e.g. train.txt)")
     crops.add_argument("--rendered", type=int, default=0, metavar="COPIES",
                        help="instead: COPIES rendered crops per FluffyStuff tile")
-    crops.add_argument("--chips", type=int, default=0, metavar="COUNT",
-                       help="instead: COUNT rendered plastic chips and counters (the classifier's 'not a tile')")
     crops.add_argument("--negatives", action="store_true",
                        help="instead of the labelled boxes: the shipped finder's boxes on no labelled tile "
                             "(the classifier's 'not a tile'; for fully labelled synthetic scenes)")
@@ -210,11 +208,11 @@ def _train_finder_data(args) -> int:
 def _train_crops(args) -> int:
     from vision.train_crops import records_in_list, save_crops, save_rendered_crops
 
-    if args.rendered or args.chips:
-        save_rendered_crops(args.out, copies=args.rendered, chips=args.chips)
+    if args.rendered:
+        save_rendered_crops(args.out, copies=args.rendered)
         return 0
     if not args.data:
-        return _fail("train crops: give --data DIR, --rendered COPIES or --chips COUNT")
+        return _fail("train crops: give --data DIR or --rendered COPIES")
     from datasets.formats import read_yolo
 
     records = read_yolo(args.data)

@@ -147,49 +147,6 @@ def rendered_crops(copies: int, seed: int = 0, art_dir: Path = FLUFFY_DIR) -> tu
     return np.stack(crops), np.asarray(labels, np.int64)
 
 
-def rendered_chips(count: int, seed: int = 0, art_dir: Path = FLUFFY_DIR) -> tuple[np.ndarray, np.ndarray]:
-    """`count` context crops, labelled NOT_A_TILE, of plastic chips and counters: flat discs in
-    saturated colours seen at an angle (an ellipse filling the box the finder would draw), some
-    with a rim or a stripe ring, some beside a second chip or a tile, on random backgrounds. Real
-    tables have them beside the hand; the synthetic scenes' coins are metal."""
-    rng = np.random.default_rng(seed)
-    tiles = fluffystuff_tiles(art_dir)
-    cw, ch = CONTEXT_WH
-    bw, bh = cw / (1 + 2 * CONTEXT), ch / (1 + 2 * CONTEXT)
-    crops = []
-    for _ in range(count):
-        canvas = _background(rng, cw, ch)
-        if tiles and rng.random() < 0.3:  # a tile at one side
-            _, tile = tiles[int(rng.integers(len(tiles)))]
-            x = 0 if rng.random() < 0.5 else int(cw - bw * 0.4)
-            _paste(canvas, tile, x, int((ch - bh) / 2), int(bw * 0.4), int(bh))
-        hsv = np.uint8([[[rng.integers(0, 180), rng.integers(140, 256), rng.integers(110, 256)]]])
-        colour = cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB)[0, 0].astype(float)
-        centre = (cw / 2 + rng.uniform(-0.1, 0.1) * bw, ch / 2 + rng.uniform(-0.1, 0.1) * bh)
-        axes = (bw / 2 * rng.uniform(0.8, 1.1), bh / 2 * rng.uniform(0.8, 1.1))
-        angle = rng.uniform(-30, 30)
-        if rng.random() < 0.3:  # a second chip beside or under it
-            shift = (rng.uniform(-0.6, 0.6) * bw, rng.uniform(-0.6, 0.6) * bh)
-            other = cv2.cvtColor(np.uint8([[[rng.integers(0, 180), 200, 200]]]), cv2.COLOR_HSV2RGB)[0, 0]
-            cv2.ellipse(canvas, (int(centre[0] + shift[0]), int(centre[1] + shift[1])),
-                        (int(axes[0]), int(axes[1])), angle, 0, 360, [int(v) for v in other], -1, cv2.LINE_AA)
-        body = (int(centre[0]), int(centre[1])), (int(axes[0]), int(axes[1]))
-        cv2.ellipse(canvas, *body, angle, 0, 360, [int(v * 0.7) for v in colour], -1, cv2.LINE_AA)  # its edge
-        top = (body[0][0], body[0][1] - int(axes[1] * 0.08)), (int(axes[0] * 0.96), int(axes[1] * 0.9))
-        cv2.ellipse(canvas, *top, angle, 0, 360, [int(v) for v in colour], -1, cv2.LINE_AA)
-        style = rng.random()
-        if style < 0.35:  # a ring: a white stripe (poker chips) or a darker rim
-            ring = [235, 235, 230] if rng.random() < 0.5 else [int(v * 0.6) for v in colour]
-            inner = (int(top[1][0] * 0.7), int(top[1][1] * 0.7))
-            cv2.ellipse(canvas, top[0], inner, angle, 0, 360, ring, max(1, int(bw * 0.06)), cv2.LINE_AA)
-        elif style < 0.5:  # a hole (counters)
-            cv2.ellipse(canvas, top[0], (int(top[1][0] * 0.2), int(top[1][1] * 0.2)), angle, 0, 360,
-                        [int(v) for v in canvas[2, 2]], -1, cv2.LINE_AA)
-        crops.append(canvas)
-    stacked = np.stack(crops) if crops else np.zeros((0, ch, cw, 3), np.uint8)
-    return stacked, np.full(len(crops), NOT_A_TILE, np.int64)
-
-
 def augment(
     context: np.ndarray, out_wh: tuple[int, int], pad: float, rng: np.random.Generator, mirror: float = 0.0
 ) -> np.ndarray:
@@ -270,9 +227,8 @@ def save_crops(records: list[dict], out: str | Path, find=None) -> Path:
     return out
 
 
-def save_rendered_crops(out: str | Path, copies: int = 60, seed: int = 0, chips: int = 0) -> Path:
-    """COPIES rendered crops per FluffyStuff tile into OUT; with `chips`, that many chip crops instead."""
-    crops, labels = rendered_chips(chips, seed) if chips else rendered_crops(copies, seed)
+def save_rendered_crops(out: str | Path, copies: int = 60, seed: int = 0) -> Path:
+    crops, labels = rendered_crops(copies, seed)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(out, crops=crops, labels=labels)
