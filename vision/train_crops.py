@@ -18,7 +18,8 @@ import numpy as np
 from vision.classes import CLASS_ID, NOT_A_TILE
 
 CONTEXT = 0.25
-NEGATIVE_IOU = 0.2  # a finder box overlapping every labelled box less than this holds no tile
+NEGATIVE_IOU = 0.2  # a finder box overlapping every labelled box less than this holds no tile ...
+NEGATIVE_COVER = 0.25  # ... when labelled boxes cover less than this share of it (not a box over a wall's backs)
 CONTEXT_WH = (72, 96)
 FLUFFY_DIR = Path("/work/shared/tile-art/fluffystuff")
 
@@ -62,9 +63,11 @@ def crops_from_records(records: list[dict], load_rgb) -> tuple[np.ndarray, np.nd
 
 def negative_crops(records: list[dict], load_rgb, find) -> tuple[np.ndarray, np.ndarray]:
     """Context crops, labelled NOT_A_TILE, of the boxes `find(rgb) -> N x 4 xyxy` puts where no
-    box of the record lies (IoU under NEGATIVE_IOU with each): what the finder takes for a tile
-    (dice, scoring sticks, coins). Only for records labelled in full (synthetic scenes): a real
-    photo's labels leave out tiles off the hand."""
+    tile of the record lies (IoU under NEGATIVE_IOU with each labelled box, which together cover
+    under NEGATIVE_COVER of it): what the finder takes for a tile (dice, scoring sticks, coins).
+    A box across several tiles (a wall's backs) is no such crop: it would teach the classifier
+    that backs are no tiles. Only for records labelled in full (synthetic scenes): a real photo's
+    labels leave out tiles off the hand."""
     from vision.evaluate import iou_matrix
 
     crops = []
@@ -73,10 +76,20 @@ def negative_crops(records: list[dict], load_rgb, find) -> tuple[np.ndarray, np.
         found = np.asarray(find(rgb), np.float32).reshape(-1, 4)
         truth = np.asarray([b["box"] for b in record["boxes"]], np.float32).reshape(-1, 4)
         overlap = iou_matrix(found, truth).max(axis=1) if len(truth) else np.zeros(len(found))
-        crops += [context_crop(rgb, box) for box in found[overlap < NEGATIVE_IOU]]
+        crops += [context_crop(rgb, box) for box, best in zip(found, overlap)
+                  if best < NEGATIVE_IOU and _covered(box, truth) < NEGATIVE_COVER]
     cw, ch = CONTEXT_WH
     stacked = np.stack(crops) if crops else np.zeros((0, ch, cw, 3), np.uint8)
     return stacked, np.full(len(crops), NOT_A_TILE, np.int64)
+
+
+def _covered(box: np.ndarray, boxes: np.ndarray) -> float:
+    """The share of `box` that `boxes` cover (their intersections with it summed: tiles do not
+    overlap much)."""
+    w = (np.minimum(boxes[:, 2], box[2]) - np.maximum(boxes[:, 0], box[0])).clip(0)
+    h = (np.minimum(boxes[:, 3], box[3]) - np.maximum(boxes[:, 1], box[1])).clip(0)
+    area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
+    return float((w * h).sum()) / area
 
 
 def _background(rng: np.random.Generator, width: int, height: int) -> np.ndarray:

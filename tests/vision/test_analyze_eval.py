@@ -80,3 +80,14 @@ def test_a_concealed_kong_of_four_backs_marks_the_scene_tile_hidden(offset, hidd
     assert summary["tile_hidden"]["scenes"] == int(hidden)
     assert summary["tile_hidden"]["photo_correct"] == int(hidden and row["photo_total"] == row["true_total"])
     assert summary["tile_hidden"]["layout_correct"] == int(hidden and row["layout_total"] == row["true_total"])
+
+
+def test_analyze_eval_prints_the_share_right_of_the_scenes_that_show_every_tile(capsys):
+    from fanshot.cli import main
+
+    # seed 900651: scene 0 lays a concealed kong as four backs, scene 1 shows every tile
+    assert main(["analyze-eval", "--n", "2", "--seed", str(FRESH_SEEDS + 651), "--long-side", "640"]) == 0
+    out = capsys.readouterr().out
+    assert "concealed kong of four backs (its tile not in the photo): 1;" in out
+    [line] = [l for l in out.splitlines() if l.startswith("the other scenes")]
+    assert line.startswith("the other scenes (every tile of the hand in the photo): ") and "/1 = " in line

@@ -65,6 +65,16 @@ def test_negative_crops_are_the_finders_boxes_on_no_labelled_tile():
     assert empty.shape == (0, ch, cw, 3) and none.shape == (0,)
 
 
+def test_a_box_across_a_walls_backs_is_no_negative_crop():
+    # four backs side by side, each labelled; one finder box spans them all: its IoU with each is
+    # under 0.2, but it is all tiles (taught as "not a tile", backs would go)
+    rgb = np.full((120, 260, 3), 90, np.uint8)
+    wall = [{"tile": "BACK", "box": [10 + 50 * k, 20, 60 + 50 * k, 90]} for k in range(4)]
+    record = {"boxes": wall}
+    crops, labels = negative_crops([record], lambda r: rgb, lambda image: np.asarray([[0, 10, 220, 100]]))
+    assert len(labels) == 0
+
+
 def test_the_shipped_classifier_answers_the_43_classes_and_not_a_tile():
     detector = get_detector()
     if detector.not_a_tile_above is None:
