@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASSES, NOT_A_TILE
-from vision.evaluate import iou_matrix
+from vision.evaluate import intersections, iou_matrix
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 MODEL_JSON = "model.json"
@@ -131,13 +131,6 @@ def crop_tiles(rgb: np.ndarray, boxes: np.ndarray, width: int, height: int, pad:
     return crops
 
 
-def _intersections(boxes: np.ndarray, box: np.ndarray) -> np.ndarray:
-    """The area each of `boxes` (N x 4, xyxy) shares with `box`."""
-    w = (np.minimum(boxes[:, 2], box[2]) - np.maximum(boxes[:, 0], box[0])).clip(0)
-    h = (np.minimum(boxes[:, 3], box[3]) - np.maximum(boxes[:, 1], box[1])).clip(0)
-    return w * h
-
-
 def _straddles(box: np.ndarray, kept: np.ndarray, inter: np.ndarray, area: float) -> bool:
     """Whether the two kept boxes that share most of `box` cover together more than
     STRADDLE_COVER of it: a box lying across two found neighbours (the finder's second look
@@ -149,7 +142,7 @@ def _straddles(box: np.ndarray, kept: np.ndarray, inter: np.ndarray, area: float
         return False
     a, b = kept[first], kept[second]
     both = np.array([max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])])
-    shared = _intersections(both[None], box)[0] if both[2] > both[0] and both[3] > both[1] else 0.0
+    shared = intersections(both[None], box)[0] if both[2] > both[0] and both[3] > both[1] else 0.0
     return inter[first] + inter[second] - shared > STRADDLE_COVER * area
 
 
@@ -169,7 +162,7 @@ def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray, overlap: float = 
         if kept and areas[i] > 0:
             k = np.asarray(kept)
             smaller, larger = np.minimum(areas[k], areas[i]), np.maximum(areas[k], areas[i])
-            inter = _intersections(boxes[k], boxes[i])
+            inter = intersections(boxes[k], boxes[i])
             same = (inter > overlap * smaller) & (smaller > size_ratio * larger)
             if same.any():
                 continue
@@ -260,7 +253,7 @@ def merge_windows(
     for i in order:
         if kept:
             k = np.asarray(kept)
-            covered = _intersections(all_boxes[k], all_boxes[i]) > overlap * np.minimum(areas[k], areas[i])
+            covered = intersections(all_boxes[k], all_boxes[i]) > overlap * np.minimum(areas[k], areas[i])
             same = covered & (window_of[k] != window_of[i])
             if same.any():
                 continue

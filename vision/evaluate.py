@@ -16,6 +16,13 @@ from vision.classes import CLASSES
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 
 
+def intersections(boxes: np.ndarray, box: np.ndarray) -> np.ndarray:
+    """The area each of `boxes` (N x 4, xyxy) shares with `box`."""
+    w = (np.minimum(boxes[:, 2], box[2]) - np.maximum(boxes[:, 0], box[0])).clip(0)
+    h = (np.minimum(boxes[:, 3], box[3]) - np.maximum(boxes[:, 1], box[1])).clip(0)
+    return w * h
+
+
 def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """IoU of every xyxy box in `a` (N, 4) with every box in `b` (M, 4)."""
     if len(a) == 0 or len(b) == 0:

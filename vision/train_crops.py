@@ -68,7 +68,7 @@ def negative_crops(records: list[dict], load_rgb, find) -> tuple[np.ndarray, np.
     A box across several tiles (a wall's backs) is no such crop: it would teach the classifier
     that backs are no tiles. Only for records labelled in full (synthetic scenes): a real photo's
     labels leave out tiles off the hand."""
-    from vision.evaluate import iou_matrix
+    from vision.evaluate import intersections, iou_matrix
 
     crops = []
     for record in records:
@@ -76,20 +76,14 @@ def negative_crops(records: list[dict], load_rgb, find) -> tuple[np.ndarray, np.
         found = np.asarray(find(rgb), np.float32).reshape(-1, 4)
         truth = np.asarray([b["box"] for b in record["boxes"]], np.float32).reshape(-1, 4)
         overlap = iou_matrix(found, truth).max(axis=1) if len(truth) else np.zeros(len(found))
-        crops += [context_crop(rgb, box) for box, best in zip(found, overlap)
-                  if best < NEGATIVE_IOU and _covered(box, truth) < NEGATIVE_COVER]
+        area = ((found[:, 2] - found[:, 0]) * (found[:, 3] - found[:, 1])).clip(1e-6)
+        # the share of each box that labelled boxes cover (summed: tiles hardly overlap)
+        covered = np.asarray([intersections(truth, box).sum() for box in found]) / area
+        crops += [context_crop(rgb, box) for box, best, share in zip(found, overlap, covered)
+                  if best < NEGATIVE_IOU and share < NEGATIVE_COVER]
     cw, ch = CONTEXT_WH
     stacked = np.stack(crops) if crops else np.zeros((0, ch, cw, 3), np.uint8)
     return stacked, np.full(len(crops), NOT_A_TILE, np.int64)
-
-
-def _covered(box: np.ndarray, boxes: np.ndarray) -> float:
-    """The share of `box` that `boxes` cover (their intersections with it summed: tiles do not
-    overlap much)."""
-    w = (np.minimum(boxes[:, 2], box[2]) - np.maximum(boxes[:, 0], box[0])).clip(0)
-    h = (np.minimum(boxes[:, 3], box[3]) - np.maximum(boxes[:, 1], box[1])).clip(0)
-    area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
-    return float((w * h).sum()) / area
 
 
 def _background(rng: np.random.Generator, width: int, height: int) -> np.ndarray:
