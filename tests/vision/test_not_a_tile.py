@@ -83,3 +83,15 @@ def test_the_shipped_classifier_answers_the_43_classes_and_not_a_tile():
     probs = detector.classify(rgb, np.asarray([[10, 10, 58, 74]], np.float32))
     assert probs.shape == (1, len(CLASSES) + 1) and probs.sum() == pytest.approx(1.0, abs=1e-4)
 
+
+
+def test_a_box_under_the_threshold_stays_named_among_the_43_renormalised():
+    detector = _detector([[0, 0, 50, 70]], [], [])
+    probs = np.zeros((1, NOT_A_TILE + 1), np.float32)
+    probs[0, NOT_A_TILE], probs[0, CLASSES.index("W5")], probs[0, CLASSES.index("W3")] = 0.4, 0.5, 0.1
+    detector.classify = lambda rgb, boxes: probs.copy()
+    [tile] = detector.detect(np.zeros((80, 80, 3), np.uint8))
+    assert tile["tile"] == "W5" and tile["score"] == pytest.approx(0.9 * 0.5 / 0.6, abs=1e-4)
+    assert tile["candidates"][:2] == [["W5", tile["score"]], ["W3", pytest.approx(0.9 * 0.1 / 0.6, abs=1e-4)]]
+    detector.not_a_tile_above = 0.35  # a stricter model: the same box goes
+    assert detector.detect(np.zeros((80, 80, 3), np.uint8)) == []
