@@ -226,8 +226,12 @@ function codeAt(place) {
 }
 
 function setCode(place, code) {
-  if (place.where === "win") state.hand.win_tile = code;
-  else tilesAt(place)[place.index] = code;
+  if (place.where === "win") { state.hand.win_tile = code; return; }
+  const tiles = tilesAt(place);
+  // a kong is four of one tile: changing one of them changes the kong's tile (a concealed kong
+  // photographed as four backs is read as the likeliest tile: the player sets the real one)
+  if (place.where === "meld" && meldKind(tiles) === "kong") tiles.fill(code);
+  else tiles[place.index] = code;
   if (place.where === "meld") delete state.hand.melds[place.meld].claimed;
 }
 

@@ -261,3 +261,27 @@ def test_lianzhong_first_turn_on_the_page_then_back_to_mcr(page):
     assert state["extra"] == {} and page.locator("#extra-fields").is_hidden()
     assert not page.locator("#score-error").is_visible()
     assert shown_total(page) == str(score_of(state["hand"], state["context"])["total"])
+
+
+def test_changing_one_tile_of_a_kong_changes_the_kongs_tile(page):
+    # a concealed kong photographed as four backs comes back as the likeliest tile: one tap sets it
+    page.click("#manual")
+    page.click("#concealed .tile.add")
+    for code in ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "B5"]:
+        page.click(f'#palette .tile[data-tile="{code}"]')
+    page.click("#sheet-close")
+    page.click("#add-meld")
+    for _ in range(4):  # the sheet closes after each tile added to a meld
+        page.click("#melds .tile.add")
+        page.click('#palette .tile[data-tile="T2"]')
+    page.click("#melds .group-head .chip >> nth=0")  # exposed -> concealed kong
+    page.click("#win-tile .tile.add")
+    page.click('#palette .tile[data-tile="B5"]')
+    before = shown_total(page)
+    assert shown_hand(page)["hand"]["melds"] == [{"tiles": ["T2"] * 4, "exposed": False}]
+    page.locator("#melds .tile:not(.add)").nth(2).click()
+    page.click('#palette .tile[data-tile="F1"]')
+    state = shown_hand(page)
+    assert state["hand"]["melds"] == [{"tiles": ["F1"] * 4, "exposed": False}]
+    expected = score_of(state["hand"], state["context"])
+    assert shown_total(page) == str(expected["total"]) != before
