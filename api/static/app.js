@@ -64,7 +64,7 @@ const WARNING_ZH = {
   hidden_kong_tile_unknown: (p) => `暗杠的四张牌背面朝上，看不出是哪张牌：按多数可能的牌计 ${p.total}` +
     `（当作${p.tiles.map(tileNameZh).join("、")}）` +
     (p.min_total !== p.max_total ? `，可能从 ${p.min_total} 到 ${p.max_total}` : "") +
-    "；点下面暗杠的一张牌可以改成真实的牌（四张一起改），或翻开其中两张重拍",
+    "；翻开其中两张可以算得准确",
   unusual_layout: (p) => `牌的摆法不像一般的一手牌，读作：${readingZh(p.reading)}`,
   grouping_ambiguous: (p) => `分组有不止一种读法，取番数最高的：${readingZh(p.reading)}`,
   strays_left_out: (p) => `离手牌较远的 ${p.count} 张牌没有计入：${p.tiles.map(tileNameZh).join("、")}`,
