@@ -186,8 +186,9 @@ def run_eval(args) -> int:
               f"total right: {right}{hidden['layout_correct']} from the true boxes")
         if detector is not None:
             shown = summary["scenes"] - hidden["scenes"]
-            right = summary["photo_correct"] - hidden["photo_correct"]
-            print(f"the other scenes (every tile of the hand in the photo): {right}/{shown} = {right / max(1, shown):.1%}")
+            shown_right = summary["photo_correct"] - hidden["photo_correct"]
+            print(f"the other scenes (every tile of the hand in the photo): {shown_right}/{shown} "
+                  f"= {shown_right / max(1, shown):.1%}")
     key = "photo_total" if detector is not None else "layout_total"
     misses = [r for r in summary["results"] if r.get(key) != r["true_total"]]
     for r in misses[: args.show]:

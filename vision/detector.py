@@ -352,6 +352,12 @@ class Detector:
         self._classifier = _session(self.model_dir / classifier["file"], self.threads)
         self._finder_input = self._finder.get_inputs()[0].name
         self._classifier_input = self._classifier.get_inputs()[0].name
+        outputs = self._classifier.get_outputs()[0].shape[-1]
+        if isinstance(outputs, int) and outputs != len(self.classes) + (self.not_a_tile_above is not None):
+            raise ModelNotFoundError(
+                f"{spec_path}: the classifier has {outputs} outputs; model.json says "
+                + ("43 and 'not a tile' (not_a_tile_above)" if self.not_a_tile_above is not None else "43")
+            )
 
     def _finder_boxes(
         self, canvas: np.ndarray, confs: tuple[float, ...], mirrored: bool = False
@@ -538,7 +544,10 @@ class Detector:
         all_find = np.concatenate([find_scores, weak_find])
         probs = self.classify(*self._crop_source(rgb, boxes, all_boxes))
         # boxes the classifier finds no tile in go; the others' classes are read among the 43
-        is_tile = probs[:, NOT_A_TILE] < self.not_a_tile_above if probs.shape[1] > NOT_A_TILE else np.ones(len(probs), bool)
+        if self.not_a_tile_above is None:
+            is_tile = np.ones(len(probs), bool)
+        else:
+            is_tile = probs[:, NOT_A_TILE] < self.not_a_tile_above
         probs = probs[:, :NOT_A_TILE] / probs[:, :NOT_A_TILE].sum(axis=1, keepdims=True).clip(1e-9)
         class_ids = probs.argmax(axis=1)
         scores = all_find * probs[np.arange(len(class_ids)), class_ids]

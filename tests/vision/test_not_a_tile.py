@@ -95,3 +95,20 @@ def test_a_box_under_the_threshold_stays_named_among_the_43_renormalised():
     assert tile["candidates"][:2] == [["W5", tile["score"]], ["W3", pytest.approx(0.9 * 0.1 / 0.6, abs=1e-4)]]
     detector.not_a_tile_above = 0.35  # a stricter model: the same box goes
     assert detector.detect(np.zeros((80, 80, 3), np.uint8)) == []
+
+
+def test_a_model_json_that_does_not_match_the_classifiers_outputs_is_a_clear_error(tmp_path):
+    import json
+    import shutil
+
+    from vision.detector import DEFAULT_MODEL_DIR, MODEL_JSON, ModelNotFoundError
+
+    spec = json.loads((DEFAULT_MODEL_DIR / MODEL_JSON).read_text(encoding="utf-8"))
+    if spec["classifier"].get("not_a_tile_above") is None:
+        pytest.skip("the shipped classifier has no 'not a tile' output")
+    for part in ("finder", "classifier"):
+        shutil.copy(DEFAULT_MODEL_DIR / spec[part]["file"], tmp_path / spec[part]["file"])
+    del spec["classifier"]["not_a_tile_above"]  # the 44th output would go unread
+    (tmp_path / MODEL_JSON).write_text(json.dumps(spec), encoding="utf-8")
+    with pytest.raises(ModelNotFoundError, match="44 outputs"):
+        Detector(tmp_path)
