@@ -149,6 +149,7 @@ def _fake_detector(boxes, find_scores, weak_boxes, weak_scores, tiles):
     detector = object.__new__(Detector)
     detector.classes = list(CLASSES)
     detector.finder_conf = 0.35
+    detector.not_a_tile_above = None  # a classifier of the 43 classes only
     kept = (np.asarray(boxes, np.float32).reshape(-1, 4), np.asarray(find_scores, np.float32))
     faint = (np.asarray(weak_boxes, np.float32).reshape(-1, 4), np.asarray(weak_scores, np.float32))
     detector._find_tiles = lambda rgb, floor: (kept, faint if floor is not None else None)
