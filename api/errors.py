@@ -28,7 +28,7 @@ class ErrorDetail(BaseModel):
         default=None, description="for invalid requests: the fields that were rejected")
     params: dict[str, Any] | None = Field(
         default=None, description="the values in the message, for clients that show another language; "
-        "wrong_tile_count from the photo layout: {found, needed, kongs}")
+        "wrong_tile_count from the photo layout: {found, needed, kongs}; backs_outside_kong: {found, backs}")
 
 
 class ErrorResponse(BaseModel):

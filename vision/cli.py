@@ -45,6 +45,8 @@ def register(subparsers) -> None:
     finder.add_argument("--epochs", type=int, default=40)
     finder.add_argument("--batch", type=int, default=16)
     finder.add_argument("--threads", type=int, default=2)
+    finder.add_argument("--lr", type=float, default=None,
+                        help="a gentle fine-tune: AdamW at this learning rate, no warm-up (default: ultralytics' own)")
     finder.set_defaults(func=_train_finder)
 
     finder_data = stages.add_parser(
@@ -92,6 +94,9 @@ def register(subparsers) -> None:
     export.add_argument("--out", default="models")
     export.add_argument("--provenance", default=None, help="JSON file merged into model.json")
     export.add_argument("--conf", type=float, default=0.25, help="the finder's score threshold")
+    export.add_argument("--iou", type=float, default=0.55,
+                        help="the finder's NMS overlap: boxes overlapping a better one more are dropped (0.55: tiles "
+                             "of a row seen at a low angle overlap; 0.5 lost some, 0.6 kept straddling boxes)")
     export.add_argument("--tta", default="none", choices=list(VIEW_FLIPS),
                         help="at run time the classifier averages these flipped views with a crop ...")
     export.add_argument("--views-below", type=float, default=1.0,
@@ -185,7 +190,7 @@ def _train_finder(args) -> int:
 
     run = train_finder(
         args.data, name=args.name, runs=Path(args.runs) if args.runs else DEFAULT_RUNS, init=args.init,
-        imgsz=args.imgsz, epochs=args.epochs, batch=args.batch, threads=args.threads,
+        imgsz=args.imgsz, epochs=args.epochs, batch=args.batch, threads=args.threads, lr=args.lr,
     )
     print(run)
     return 0
@@ -247,7 +252,7 @@ def _train_export(args) -> int:
     from vision.train_export import export_model
 
     provenance = json.loads(Path(args.provenance).read_text()) if args.provenance else {}
-    print(export_model(args.finder, args.classifier, args.out, args.imgsz, provenance, conf=args.conf, views=args.tta,
+    print(export_model(args.finder, args.classifier, args.out, args.imgsz, provenance, conf=args.conf, iou=args.iou, views=args.tta,
                        views_below=args.views_below, mirror_view=args.mirror_view,
                        not_a_tile_above=args.not_a_tile_above))
     return 0

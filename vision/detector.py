@@ -37,6 +37,11 @@ DUPLICATE_SIZE_RATIO = 0.5  # ... and the smaller box has more than this share o
 # A box that two better ones cover together by more than this share lies across two tiles (a second
 # look half a tile along a row); at 0.85 the true tiles of loose, packed rows stay (0.7 drops some)
 STRADDLE_COVER = 0.85
+# ... and a box half as large again as the larger of the two goes when they cover this share of it:
+# one box over two tiles (the finder's NMS at 0.55 keeps a few more of them than at 0.5; a real val
+# photo's box across two F3s was covered 0.68)
+STRADDLE_BIG = 1.5
+STRADDLE_BIG_COVER = 0.6
 CANDIDATES = 4  # classes listed per detection (its own first), for vision.one_set
 # The classifier's extra views (model.json classifier `views`): flips of the N x C x H x W crops
 # whose class probabilities are averaged with the crop's own, for the crops whose best class is
@@ -133,8 +138,9 @@ def crop_tiles(rgb: np.ndarray, boxes: np.ndarray, width: int, height: int, pad:
 
 def _straddles(box: np.ndarray, kept: np.ndarray, inter: np.ndarray, area: float) -> bool:
     """Whether the two kept boxes that share most of `box` cover together more than
-    STRADDLE_COVER of it: a box lying across two found neighbours (the finder's second look
-    half a tile along a row) rather than a tile of its own."""
+    STRADDLE_COVER of it (STRADDLE_BIG_COVER when `box` is STRADDLE_BIG times the larger of
+    them): a box lying across two found neighbours (the finder's second look half a tile along
+    a row, or one box over two tiles) rather than a tile of its own."""
     if len(kept) < 2:
         return False
     first, second = np.argsort(-inter, kind="stable")[:2]
@@ -143,7 +149,14 @@ def _straddles(box: np.ndarray, kept: np.ndarray, inter: np.ndarray, area: float
     a, b = kept[first], kept[second]
     both = np.array([max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])])
     shared = intersections(both[None], box)[0] if both[2] > both[0] and both[3] > both[1] else 0.0
-    return inter[first] + inter[second] - shared > STRADDLE_COVER * area
+    cover = inter[first] + inter[second] - shared
+    if area > STRADDLE_BIG * max(_box_area(a), _box_area(b)):
+        return cover > STRADDLE_BIG_COVER * area
+    return cover > STRADDLE_COVER * area
+
+
+def _box_area(box: np.ndarray) -> float:
+    return float(max(box[2] - box[0], 0) * max(box[3] - box[1], 0))
 
 
 def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray, overlap: float = DUPLICATE_OVERLAP,

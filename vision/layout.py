@@ -443,7 +443,11 @@ def build_hand(
         else:
             meldlike = [g for g in selection.hand if len(g.tiles) == 4 and _meld(g) is not None]
             n = sum(len(g.tiles) for g in selection.hand)
-            result["error"] = layout_error("wrong_tile_count", found=n, needed=14 + len(meldlike), kongs=len(meldlike))
+            backs = sum(1 for g in selection.hand if g not in meldlike for t in g.tiles if t.is_back)
+            if n == 14 + len(meldlike) and backs:  # the count fits, but backs lie in a row of faces
+                result["error"] = layout_error("backs_outside_kong", found=n, backs=backs)
+            else:
+                result["error"] = layout_error("wrong_tile_count", found=n, needed=14 + len(meldlike), kongs=len(meldlike))
 
     flowers = selection.flowers
     for t in flowers:

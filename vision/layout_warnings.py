@@ -108,9 +108,15 @@ def _wrong_tile_count(found: int, needed: int, kongs: int) -> str:
     return f"{found} tiles found; a winning hand has 14, plus one for each kong{with_kongs}: {found - needed} too many"
 
 
+def _backs_outside_kong(found: int, backs: int) -> str:
+    return (f"{found} tiles found, as many as the hand needs, but {backs} of them face down outside a "
+            "concealed kong: a face-down tile belongs only in one (check the tiles read as backs)")
+
+
 _ERROR_ENGLISH: dict[str, Callable[..., str]] = {
     "no_tiles": _no_tiles,  # the detector found nothing
     "wrong_tile_count": _wrong_tile_count,  # found: tiles of the hand; needed: 14 + kongs (4-tile groups)
+    "backs_outside_kong": _backs_outside_kong,  # the count is right, but backs lie where no kong can be
 }
 LAYOUT_ERROR_CODES = tuple(_ERROR_ENGLISH)
 

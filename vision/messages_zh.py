@@ -95,6 +95,13 @@ def _wrong_tile_count(p: dict) -> str:
     return f"找到 {p['found']} 张牌；和牌是 14 张，每个杠多一张{kongs}：多了 {p['found'] - p['needed']} 张"
 
 
+def _backs_outside_kong(p: dict) -> str:
+    rule = "背面朝上的牌只能是暗杠的一部分（请核对识别为牌背的牌）"
+    if "found" not in p:  # an error without counts: what the code means
+        return "有背面朝上的牌不在暗杠里：" + rule
+    return f"找到 {p['found']} 张牌，张数够了，但其中 {p['backs']} 张背面朝上、不在暗杠里：" + rule
+
+
 def _too_many_copies(p: dict) -> str:
     if "tile" not in p:  # an error without params: what the code means
         return "同一张牌超过了四张（或同一张花牌出现了两次）"
@@ -107,6 +114,7 @@ ERROR_ZH: dict[str, Callable[[dict], str]] = {
     # the layout's (vision.layout_warnings.LAYOUT_ERROR_CODES)
     "no_tiles": lambda p: "照片里没有找到牌",
     "wrong_tile_count": _wrong_tile_count,
+    "backs_outside_kong": _backs_outside_kong,
     # the scorer's (scoring.errors.ERROR_CODES, with the rule sets' own)
     "invalid_hand": lambda p: "手牌的格式不对",
     "bad_notation": lambda p: "看不懂这种牌的写法",

@@ -1,7 +1,7 @@
 """Repair a photo's reading that is not a winning hand with the detector's next choices.
 
 A player photographs a hand that won, so a reading that makes no winning hand (the layout's
-`not_a_winning_hand` or `wrong_tile_count`) has a tile misread, and the classifier's second or
+`not_a_winning_hand`, `wrong_tile_count` or `backs_outside_kong`) has a tile misread, and the classifier's second or
 third choice for it usually holds the right tile. This is constrained decoding with the
 strongest constraint there is: among the readings the detections' `candidates` allow, take the
 most likely one that wins.
@@ -55,7 +55,7 @@ from vision.layout_geometry import overlap_of_smaller
 from vision.layout_warnings import warning
 from vision.one_set import copies_in_one_set
 
-REPAIRABLE_ERRORS = frozenset({"not_a_winning_hand", "wrong_tile_count"})
+REPAIRABLE_ERRORS = frozenset({"not_a_winning_hand", "wrong_tile_count", "backs_outside_kong"})
 # A candidate scoring less than this share of the detection's own is not tried. Chosen on 200
 # synthetic scenes of seed 950000 (not the 900000 scenes analyze-eval reports): 0.05 and 0.1
 # both read 162/200 totals right (147 without repair), 0.1 with 5 wrong repairs instead of 8;

@@ -20,7 +20,7 @@ def export_model(
     imgsz: int,
     provenance: dict | None = None,
     conf: float = 0.25,
-    iou: float = 0.5,
+    iou: float = 0.55,
     zoom_below: float = 28,
     views: str = "none",
     views_below: float = 1.0,

@@ -88,6 +88,9 @@ const ERROR_ZH = {
     return p.found < p.needed ? `找到 ${p.found} 张牌；和牌需要 14 张，每个杠多一张${kongs}`
       : `找到 ${p.found} 张牌；和牌是 14 张，每个杠多一张${kongs}：多了 ${p.found - p.needed} 张`;
   },
+  backs_outside_kong: (p) => (p.found === undefined ? "有背面朝上的牌不在暗杠里："
+    : `找到 ${p.found} 张牌，张数够了，但其中 ${p.backs} 张背面朝上、不在暗杠里：`) +
+    "背面朝上的牌只能是暗杠的一部分（请核对识别为牌背的牌）",
   invalid_hand: (p) => "手牌的格式不对",
   bad_notation: (p) => "看不懂这种牌的写法",
   unknown_tile: (p) => "有不存在的牌",

@@ -20,7 +20,8 @@ require_chromium()
 
 ERROR_SAMPLES = [layout_error("no_tiles"), layout_error("wrong_tile_count", found=13, needed=14, kongs=0),
                  layout_error("wrong_tile_count", found=17, needed=15, kongs=1),
-                 layout_error("wrong_tile_count", found=11, needed=16, kongs=2)]
+                 layout_error("wrong_tile_count", found=11, needed=16, kongs=2),
+                 layout_error("backs_outside_kong", found=14, backs=2)]
 ERROR_SAMPLES += [{"code": code, "message": "the scorer's English"} for code in sorted(ERROR_CODES)]
 ERROR_SAMPLES += [  # the scorer's errors with their params (scoring/hand.py)
     {"code": "wrong_tile_count", "params": {"found": 13, "needed": 14, "kongs": 0}, "message": "13 tiles"},

@@ -40,6 +40,14 @@ def test_a_kong_raises_the_count_needed():
     assert error["message"] == "14 tiles found; a winning hand needs 14, plus one for each kong (15 with 1 kong)"
 
 
+def test_backs_in_a_row_of_faces_with_the_count_right_say_so_not_zero_too_many():
+    # 14 tiles as a hand has, but two read as backs lie among faces: no concealed kong can hold them
+    error = read(scene([["B2 B3 B4 W2 W3 W4 T6 T7 T8 F3 F3 BACK BACK", "F3"]]))["error"]
+    assert error["code"] == "backs_outside_kong" and error["params"] == {"found": 14, "backs": 2}
+    assert "0 too many" not in error["message"] and "2 of them face down" in error["message"]
+    assert messages_zh.error_zh(error).startswith("找到 14 张牌，张数够了，但其中 2 张背面朝上")
+
+
 def test_too_many_tiles_says_how_many_too_many():
     assert layout_error("wrong_tile_count", found=17, needed=15, kongs=1)["message"] == (
         "17 tiles found; a winning hand has 14, plus one for each kong (15 with 1 kong): 2 too many")

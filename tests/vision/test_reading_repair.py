@@ -87,6 +87,19 @@ def test_a_tile_misread_as_a_flower_is_repaired():
     assert [(c["from"], c["to"]) for c in repairs(result)[0]] == [("H6", "W5")]
 
 
+def test_two_tiles_misread_as_backs_among_faces_are_repaired():
+    # the count is right, but two white dragons read as backs lie in the concealed row (F3 F3 BACK
+    # BACK could be a concealed kong, were it apart): backs_outside_kong, repaired by a pair
+    rows = [["W1 W2 W3 W4 W5 W6 W7 W8 W9 F3 F3 J3 J3", "J3"]]
+    dets = misread(detections(rows), 11, [("BACK", 0.5), ("J3", 0.4)])
+    misread(dets, 12, [("BACK", 0.6), ("J3", 0.3)])
+    before = analyze(dets, repair=False)
+    assert before["error"]["code"] == "backs_outside_kong" and before["error"]["params"] == {"found": 14, "backs": 2}
+    result = analyze(dets)
+    assert result["error"] is None and result["score"]["total"] == true_total(rows)
+    assert [(c["from"], c["to"]) for c in repairs(result)[0]] == [("BACK", "J3"), ("BACK", "J3")]
+
+
 def test_two_misread_tiles_are_repaired_by_a_pair():
     dets = misread(detections(), W7, [("W9", 0.6), ("W7", 0.3)])
     misread(dets, B2, [("B8", 0.7), ("B2", 0.2)])
