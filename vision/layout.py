@@ -273,7 +273,9 @@ def _readings_of(selection: Selection, groups: list[Group], base_penalty: int) -
                         win_choices.append((t, False, 0 if k == 0 else 1))
             base = base_penalty + odd + max(0, pieces - 1)
             hidden_count = sum(1 for g in melds if _meld(g)["tiles"][0] == HIDDEN)
-            shown = {t.code for g in groups for t in g.tiles}
+            # the kong holds all four copies of its tile: not one seen anywhere else, in the hand
+            # or beside it (the strays are tiles of the same set)
+            shown = {t.code for g in groups + selection.strays for t in g.tiles}
             hidden_choices = list(
                 itertools.combinations([c for c in PLAYING if c not in shown], hidden_count)
             )

@@ -9,9 +9,11 @@ The hand may gain "claimed"/"from" on a meld whose claimed tile is drawn sideway
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass
 
 from vision.classes import CLASSES
+from vision.one_set import COPIES_PER_TILE
 
 SUIT_ORDER = "WTBFJH"
 
@@ -143,15 +145,25 @@ def _overlaps(box, boxes, pad=0.15):
     return any(x1 < b[2] + pad and b[0] - pad < x2 and y1 < b[3] + pad and b[1] - pad < y2 for b in boxes)
 
 
-def lay_out_strays(rng: random.Random, dims: Dims, hand_box: tuple, reach: float) -> list[dict]:
+def lay_out_strays(rng: random.Random, dims: Dims, hand_box: tuple, reach: float,
+                   in_hand: Counter | None = None) -> list[dict]:
     """Discards (a pond of face-up tiles), a wall of face-down tiles and single stray tiles,
-    away from the hand (at least `pad` apart), within `reach` face widths of it."""
+    away from the hand (at least `pad` apart), within `reach` face widths of it. The face-up ones
+    are tiles of the set the hand leaves (`in_hand`: the hand's tiles, its hidden kongs' too): one
+    set holds four of each, so no photo shows a fifth."""
     x1, y1, x2, y2 = hand_box
     taken = [hand_box]
     items: list[dict] = []
     # no flowers: a flower is the hand's wherever it lies (it is never discarded), so a stray one
     # would be a flower of the hand that the scene's true hand leaves out
     faces = CLASSES[:34] * 3
+    shown = Counter(in_hand or {})
+
+    def draw_face() -> str:
+        code = rng.choice(faces)
+        while shown[code] >= COPIES_PER_TILE:  # the set has none left (a redraw only then: the
+            code = rng.choice(faces)           # random stream of other scenes stays the same)
+        return code
 
     def try_place(item, x, y, angle=0.0):
         w, h = dims.size(item["pose"])
@@ -160,6 +172,7 @@ def lay_out_strays(rng: random.Random, dims: Dims, hand_box: tuple, reach: float
         box = (box[0] - grow, box[1] - grow, box[2] + grow, box[3] + grow)
         if _overlaps(box, taken):
             return False
+        shown[item["tile"]] += 1
         item.update(x=x, y=y, angle=angle, role="stray")
         taken.append(box)
         items.append(item)
@@ -171,7 +184,7 @@ def lay_out_strays(rng: random.Random, dims: Dims, hand_box: tuple, reach: float
         py = y1 - rng.uniform(1.2, 3.5) - 2 * (dims.h + dims.s_flat)
         for k in range(n):
             col, r = k % 6, k // 6
-            try_place({"tile": rng.choice(faces), "pose": "up"}, px + col * 1.05 + rng.uniform(-0.05, 0.05),
+            try_place({"tile": draw_face(), "pose": "up"}, px + col * 1.05 + rng.uniform(-0.05, 0.05),
                       py + r * (dims.h + dims.s_flat + 0.05), rng.uniform(-4, 4))
     if rng.random() < 0.35:  # a wall, face down, far side or one flank
         n = rng.randint(6, 18)
@@ -187,7 +200,7 @@ def lay_out_strays(rng: random.Random, dims: Dims, hand_box: tuple, reach: float
                 try_place({"tile": "BACK", "pose": "down"}, px, py + k * 1.01, 90.0)
     for _ in range(rng.choice([0, 0, 1, 2, 3])):  # single strays near the edges
         pose = rng.choice(["up", "up", "down"])
-        code = "BACK" if pose == "down" else rng.choice(faces)
+        code = "BACK" if pose == "down" else draw_face()
         for _attempt in range(8):
             x = rng.uniform(x1 - reach, x2 + reach)
             y = rng.uniform(y1 - reach, y2 + reach * 0.6)

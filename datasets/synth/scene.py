@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import math
 import random
+from collections import Counter
 
 import cv2
 import numpy as np
@@ -251,7 +252,8 @@ def render_scene(hand: dict, seed, size: tuple[int, int] = (1280, 960),
     tw, m = _frame_hand(size, hb, rng)
     px = {"w": tw, "h": int(round(dims.h * tw)), "s_flat": int(round(dims.s_flat * tw)),
           "s_stand": int(round(dims.s_stand * tw))}
-    strays = lay_out_strays(rng, dims, hb, reach=max(w_img, h_img) / tw * 0.6)
+    in_hand = Counter(hand["concealed"] + [hand["win_tile"]] + [t for m in hand["melds"] for t in m["tiles"]])
+    strays = lay_out_strays(rng, dims, hb, reach=max(w_img, h_img) / tw * 0.6, in_hand=in_hand)
     all_items = items + strays
 
     # the canvas: the part of the plane the camera sees

@@ -120,3 +120,34 @@ def test_strays_are_never_flowers():
              for item in lay_out_strays(random.Random(seed), dims, (0.0, 0.0, 14.0, 1.35), reach=12.0)]
     assert len(set(codes)) > 30  # discards, walls and single strays of many kinds were laid out
     assert not [c for c in codes if c.startswith("H")]
+
+
+def test_strays_are_tiles_the_hand_leaves_in_the_set():
+    # one set holds four of a tile: the strays never make a fifth with the hand's (a concealed kong's too)
+    import random
+    from collections import Counter
+
+    from datasets.synth.layout import Dims, lay_out_strays
+
+    dims = Dims(h=1.35, s_flat=0.3, s_stand=0.2)
+    in_hand = Counter({code: 4 for code in ["W1", "W5", "T9", "B3", "F1", "J2"]} | {"W2": 3, "B8": 2})
+    fifths = []
+    for seed in range(300):
+        strays = Counter(item["tile"] for item in lay_out_strays(random.Random(seed), dims, (0.0, 0.0, 14.0, 1.35),
+                                                                 reach=12.0, in_hand=in_hand))
+        fifths += [code for code, n in strays.items() if code != "BACK" and n + in_hand[code] > 4]
+        assert strays["W1"] == strays["J2"] == 0
+    assert not fifths
+
+
+def test_no_scene_shows_a_fifth_copy_of_a_tile():
+    from collections import Counter
+
+    from datasets.synth.generate import make_example
+
+    for index in (49, 81, 190):  # seed 900000: each showed five of a tile before strays came from the set
+        record = make_example(900000, index, [640])["record"]
+        hand = record["hand"]
+        shown = Counter(b["tile"] for b in record["boxes"] if b["role"] == "stray" and b["tile"] != "BACK")
+        shown.update(hand["concealed"] + [hand["win_tile"]] + [t for m in hand["melds"] for t in m["tiles"]])
+        assert max(shown.values()) <= 4, shown.most_common(2)

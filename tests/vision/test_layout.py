@@ -157,6 +157,21 @@ def test_concealed_kong_of_four_backs_is_scored_with_the_usual_total_and_a_warni
     assert totals[r["score"]["total"]] == max(totals.values())
 
 
+def test_a_kong_of_four_backs_is_no_tile_seen_among_the_strays():
+    # a concealed kong holds all four copies of its tile: a stray of a code rules that code out.
+    # Strays of every code but F1 that the hand does not show, far below it, one by one.
+    hand = scene([["BACK BACK BACK BACK", "B1 B2 B3 T4 T5 T6 W7 W8 W9 J2", "J2"]])
+    shown = {"B1", "B2", "B3", "T4", "T5", "T6", "W7", "W8", "W9", "J2"}
+    codes = [f"{s}{n}" for s in "WTB" for n in range(1, 10)] + ["F1", "F2", "F3", "F4", "J1", "J2", "J3"]
+    others = [c for c in codes if c not in shown and c != "F1"]
+    strays = [{"tile": c, "box": [100 + 200 * (k % 8), 1000 + 200 * (k // 8), 130 + 200 * (k % 8),
+                                  1040 + 200 * (k // 8)], "score": 0.95} for k, c in enumerate(others)]
+    r = read(hand + strays)
+    assert r["error"] is None, r["error"]
+    assert r["hand"]["melds"][0]["tiles"] == ["F1"] * 4
+    assert sorted(t["tile"] for t in r["tiles"] if t["role"] == "stray") == sorted(others)
+
+
 def test_two_melds_laid_too_close_are_cut_apart():
     r = read(scene([["B5* B5 B5 T2* T3 T4", "W1 W2 W3 F1 F1 J1 J1", "J1"]]))
     assert r["error"] is None, r["error"]
