@@ -25,6 +25,9 @@ BACK_COLOURS = [(30, 120, 70), (25, 90, 160), (215, 175, 40), (220, 110, 30), (1
                 (60, 160, 210), (240, 200, 120)]
 IVORY = [(246, 243, 232), (250, 250, 246), (240, 232, 210), (236, 238, 230), (248, 240, 222)]
 KDE_EXCLUDED = {"alphabet", "egypt"}  # letters and Egyptian pictures, not mahjong faces
+# A set's back contrasts with its faces (it is how a face-down tile differs from a blank white
+# dragon): a back colour this near the face plate's (RGB distance) is replaced by one further off.
+BACK_CONTRAST = 130
 
 
 @dataclass
@@ -101,20 +104,31 @@ def random_style(rng: random.Random, families: list[str] | None = None, cache: d
               margin=rng.uniform(0.05, 0.12), stretch=rng.uniform(0.88, 1.12),
               sheen=round(rng.choice([0.0, 0.0, rng.uniform(0.04, 0.2)]), 2))
     if family == "procedural":
-        return TileStyle(family, NoFaces(), fallback, plate, back, **kw)
+        return TileStyle(family, NoFaces(), fallback, plate, _contrasting(back, plate, kw), **kw)
     if family.startswith("fluffy"):
         variant = family.split("-", 1)[1]
         if variant == "black":
             plate, back = rng.choice([(34, 34, 38), (20, 22, 26)]), rng.choice([(30, 30, 35), (200, 50, 40)])
-        return TileStyle(family, _fluffy(variant), fallback, plate, back, red_fives=0.2, **kw)
+        return TileStyle(family, _fluffy(variant), fallback, plate, _contrasting(back, plate, kw), red_fives=0.2, **kw)
     kde_name = family.split("-", 1)[1]
     try:
         faces = _kde(kde_name)
     except (OSError, subprocess.SubprocessError):  # rsvg-convert failed or the cache is not writable
-        return TileStyle("procedural", NoFaces(), fallback, plate, back, **kw)
+        return TileStyle("procedural", NoFaces(), fallback, plate, _contrasting(back, plate, kw), **kw)
     if kde_name == "jade":
         plate = rng.choice([(40, 120, 90), (30, 100, 80), (50, 130, 100)])
-    return TileStyle(family, faces, fallback, plate, back, **kw)
+    return TileStyle(family, faces, fallback, plate, _contrasting(back, plate, kw), **kw)
+
+
+def _contrasting(back: tuple, plate: tuple, kw: dict) -> tuple:
+    """`back`, or when it lies within BACK_CONTRAST of `plate`, another of BACK_COLOURS that does not
+    (picked by a generator of its own, seeded by the style, so that the scene's draws stay the same)."""
+    def far(colour: tuple) -> bool:
+        return float(np.linalg.norm(np.subtract(colour, plate, dtype=float))) >= BACK_CONTRAST
+
+    if far(back):
+        return back
+    return random.Random(repr((back, plate, sorted(kw.items())))).choice([c for c in BACK_COLOURS if far(c)])
 
 
 # ---------------------------------------------------------------- sprites

@@ -151,3 +151,21 @@ def test_no_scene_shows_a_fifth_copy_of_a_tile():
         shown = Counter(b["tile"] for b in record["boxes"] if b["role"] == "stray" and b["tile"] != "BACK")
         shown.update(hand["concealed"] + [hand["win_tile"]] + [t for m in hand["melds"] for t in m["tiles"]])
         assert max(shown.values()) <= 4, shown.most_common(2)
+
+
+def test_a_styles_back_contrasts_with_its_faces():
+    # a back the colour of the face plate would look like a blank white dragon (FluffyStuff's black
+    # set with a black back; a cream back on ivory tiles; a green back on jade)
+    import random
+
+    import numpy as np
+
+    from datasets.synth.tiles import BACK_CONTRAST, random_style, style_families
+
+    families = style_families()
+    near = []
+    for seed in range(400):
+        style = random_style(random.Random(seed), families)
+        if np.linalg.norm(np.subtract(style.back, style.plate, dtype=float)) < BACK_CONTRAST:
+            near.append((style.family, style.plate, style.back))
+    assert not near, near[:3]
