@@ -136,7 +136,7 @@ def crop_tiles(rgb: np.ndarray, boxes: np.ndarray, width: int, height: int, pad:
     return crops
 
 
-def _straddles(box: np.ndarray, kept: np.ndarray, inter: np.ndarray, area: float) -> bool:
+def _straddles(box: np.ndarray, kept: np.ndarray, inter: np.ndarray, area: float, kept_areas: np.ndarray) -> bool:
     """Whether the two kept boxes that share most of `box` cover together more than
     STRADDLE_COVER of it (STRADDLE_BIG_COVER when `box` is STRADDLE_BIG times the larger of
     them): a box lying across two found neighbours (the finder's second look half a tile along
@@ -150,13 +150,9 @@ def _straddles(box: np.ndarray, kept: np.ndarray, inter: np.ndarray, area: float
     both = np.array([max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])])
     shared = intersections(both[None], box)[0] if both[2] > both[0] and both[3] > both[1] else 0.0
     cover = inter[first] + inter[second] - shared
-    if area > STRADDLE_BIG * max(_box_area(a), _box_area(b)):
+    if area > STRADDLE_BIG * max(kept_areas[first], kept_areas[second]):
         return cover > STRADDLE_BIG_COVER * area
     return cover > STRADDLE_COVER * area
-
-
-def _box_area(box: np.ndarray) -> float:
-    return float(max(box[2] - box[0], 0) * max(box[3] - box[1], 0))
 
 
 def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray, overlap: float = DUPLICATE_OVERLAP,
@@ -179,7 +175,7 @@ def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray, overlap: float = 
             same = (inter > overlap * smaller) & (smaller > size_ratio * larger)
             if same.any():
                 continue
-            if _straddles(boxes[i], boxes[k], inter, areas[i]):
+            if _straddles(boxes[i], boxes[k], inter, areas[i], areas[k]):
                 continue
         kept.append(int(i))
     return np.asarray(kept, np.int64)

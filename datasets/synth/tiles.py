@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import random
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -88,7 +88,13 @@ class NoFaces:
 
 
 def random_style(rng: random.Random, families: list[str] | None = None, cache: dict | None = None) -> TileStyle:
-    """A tile style: the art family by weight, body colours and procedural fallback at random."""
+    """A tile style: the art family by weight, body colours and procedural fallback at random;
+    its back contrasts with its faces (`_contrasting`)."""
+    style = _drawn_style(rng, families, cache)
+    return replace(style, back=_contrasting(style))
+
+
+def _drawn_style(rng: random.Random, families: list[str] | None, cache: dict | None) -> TileStyle:
     families = families or style_families()
     weights = [3.0 if f == "procedural" else 1.6 if f.startswith("fluffy-regular") else
                0.7 if f == "fluffy-black" else 0.4 if f == "kde-jade" else 1.0 for f in families]
@@ -104,31 +110,34 @@ def random_style(rng: random.Random, families: list[str] | None = None, cache: d
               margin=rng.uniform(0.05, 0.12), stretch=rng.uniform(0.88, 1.12),
               sheen=round(rng.choice([0.0, 0.0, rng.uniform(0.04, 0.2)]), 2))
     if family == "procedural":
-        return TileStyle(family, NoFaces(), fallback, plate, _contrasting(back, plate, kw), **kw)
+        return TileStyle(family, NoFaces(), fallback, plate, back, **kw)
     if family.startswith("fluffy"):
         variant = family.split("-", 1)[1]
         if variant == "black":
             plate, back = rng.choice([(34, 34, 38), (20, 22, 26)]), rng.choice([(30, 30, 35), (200, 50, 40)])
-        return TileStyle(family, _fluffy(variant), fallback, plate, _contrasting(back, plate, kw), red_fives=0.2, **kw)
+        return TileStyle(family, _fluffy(variant), fallback, plate, back, red_fives=0.2, **kw)
     kde_name = family.split("-", 1)[1]
     try:
         faces = _kde(kde_name)
     except (OSError, subprocess.SubprocessError):  # rsvg-convert failed or the cache is not writable
-        return TileStyle("procedural", NoFaces(), fallback, plate, _contrasting(back, plate, kw), **kw)
+        return TileStyle("procedural", NoFaces(), fallback, plate, back, **kw)
     if kde_name == "jade":
         plate = rng.choice([(40, 120, 90), (30, 100, 80), (50, 130, 100)])
-    return TileStyle(family, faces, fallback, plate, _contrasting(back, plate, kw), **kw)
+    return TileStyle(family, faces, fallback, plate, back, **kw)
 
 
-def _contrasting(back: tuple, plate: tuple, kw: dict) -> tuple:
-    """`back`, or when it lies within BACK_CONTRAST of `plate`, another of BACK_COLOURS that does not
-    (picked by a generator of its own, seeded by the style, so that the scene's draws stay the same)."""
+def _contrasting(style: TileStyle) -> tuple:
+    """The style's back, or when it lies within BACK_CONTRAST of its plate, another of BACK_COLOURS
+    that does not (picked by a generator of its own, seeded by the style's shape, so that the
+    scene's draws stay the same)."""
     def far(colour: tuple) -> bool:
-        return float(np.linalg.norm(np.subtract(colour, plate, dtype=float))) >= BACK_CONTRAST
+        return float(np.linalg.norm(np.subtract(colour, style.plate, dtype=float))) >= BACK_CONTRAST
 
-    if far(back):
-        return back
-    return random.Random(repr((back, plate, sorted(kw.items())))).choice([c for c in BACK_COLOURS if far(c)])
+    if far(style.back):
+        return style.back
+    shape = sorted({"front_share": style.front_share, "radius": style.radius, "margin": style.margin,
+                    "stretch": style.stretch, "sheen": style.sheen}.items())
+    return random.Random(repr((style.back, style.plate, shape))).choice([c for c in BACK_COLOURS if far(c)])
 
 
 # ---------------------------------------------------------------- sprites
