@@ -63,6 +63,11 @@ WINDOW_OVERLAP = 0.25  # ... neighbours sharing this share of a window
 WINDOW_MIRROR = True  # ... each with its mirror image too (as the whole photo; False: half the runs)
 ZOOM_AREA = 0.6  # the zoom looks at a region of at most this share of the photo ...
 CLUSTER_LINK = 3.0  # ... around all tiles, else around the largest group with gaps under 3 tiles
+# The zoomed look's boxes replace the first look's, but a box of the first look with less than this
+# share of it inside the zoomed region stays (a stray far from the hand: `fanshot detect` and the
+# labelling tool list every tile; 500 synthetic scenes of seed 900000: 4 more read exactly, analyze-eval
+# and real val the same)
+OUTSIDE_ZOOM = 0.5
 # read_photo: when the median tile found is shorter than this share of the classifier's input
 # height, the classifier's crops come from the photo decoded again at the next direct JPEG scale
 # (Detector._crop_source; 1.5 was no better, docs/photo-resolution.md)
@@ -449,7 +454,7 @@ class Detector:
         what they find when it is more tiles, and small ones. When the tiles come out small in the
         finder's input (a hand in a corner of a wide photo), the finder looks again at the region
         around them, at a larger scale (around the largest group of tiles when strays lie far
-        away). At most 2 + 2 x 6 windows + 2 = 16 finder runs with the mirror view; 2 for a photo
+        away; what the first look found away from that region stays). At most 2 + 2 x 6 windows + 2 = 16 finder runs with the mirror view; 2 for a photo
         that shows a whole hand at a size the finder sees.
         """
         confs = (self.finder_conf,) if floor is None else (self.finder_conf, min(floor, self.finder_conf))
@@ -481,6 +486,8 @@ class Detector:
             return (boxes, scores), weak
         offset = np.array([x1, y1, x1, y1], np.float32)
         zoomed = [(b + offset, s) for b, s in zoomed]
+        # what the first look found away from the region (strays far from the hand) stays
+        zoomed = [_with_outside(z, first_look, region) for z, first_look in zip(zoomed, found)]
         return zoomed[0], _below(zoomed, self.finder_conf)
 
     def classify(self, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
@@ -581,6 +588,19 @@ class Detector:
             return sorted(found, key=lambda d: (d["box"][0], d["box"][1]))
 
         return left_to_right([record(int(i)) for i in kept]), left_to_right([record(i) for i in weak_kept])
+
+
+def _with_outside(
+    zoomed: tuple[np.ndarray, np.ndarray], first: tuple[np.ndarray, np.ndarray], region: tuple[int, int, int, int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The zoomed look's (boxes, scores), and those of the first look (`first`) that have less than
+    OUTSIDE_ZOOM of their area inside the zoomed `region`."""
+    boxes, scores = first
+    if len(boxes) == 0:
+        return zoomed
+    area = ((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])).clip(1e-6)
+    out = intersections(boxes, np.asarray(region, np.float32)) / area < OUTSIDE_ZOOM
+    return np.concatenate([zoomed[0], boxes[out]]), np.concatenate([zoomed[1], scores[out]])
 
 
 def _area(region: tuple[int, int, int, int]) -> int:
