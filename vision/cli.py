@@ -107,6 +107,13 @@ def register(subparsers) -> None:
                         help="the finder looks at the mirror image too and merges the two views")
     export.set_defaults(func=_train_export)
 
+    quantize = stages.add_parser("quantize", help="the classifier of a model folder in 8-bit integers (in place)")
+    quantize.add_argument("--model-dir", required=True, help="an exported model folder (`fanshot train export`)")
+    quantize.add_argument("--images", nargs="+", required=True, metavar="SOURCE",
+                          help="calibration photos: folders or split lists (train.txt); training photos only")
+    quantize.add_argument("--per-source", type=int, default=60, help="photos drawn from each source (seeded)")
+    quantize.set_defaults(func=_train_quantize)
+
 
 def _fail(message: str) -> int:
     print(f"fanshot: {message}", file=sys.stderr)
@@ -255,4 +262,15 @@ def _train_export(args) -> int:
     print(export_model(args.finder, args.classifier, args.out, args.imgsz, provenance, conf=args.conf, iou=args.iou, views=args.tta,
                        views_below=args.views_below, mirror_view=args.mirror_view,
                        not_a_tile_above=args.not_a_tile_above))
+    return 0
+
+
+def _train_quantize(args) -> int:
+    from vision.detector import ModelNotFoundError
+    from vision.train_quantize import QuantizeError, quantize_classifier
+
+    try:
+        print(json.dumps(quantize_classifier(args.model_dir, args.images, per_source=args.per_source)))
+    except (QuantizeError, ModelNotFoundError) as exc:
+        return _fail(f"train quantize: {exc}")
     return 0

@@ -45,9 +45,9 @@ def test_concurrent_calls_give_the_same_answer(detector):
 
 
 MISREAD: dict[str, str] = {
-    "synth_s990000_000002": "m16: missing none; extra B4 B4",
-    "synth_s990000_000003": "m16: missing B6 BACK F2; extra B4 F3",
-    "synth_s990001_000003": "m16: missing B1; extra none",
+    "synth_s990000_000002": "m17: missing none; extra B4 B4",
+    "synth_s990000_000003": "m17: missing B6 F2; extra B4 F3",
+    "synth_s990001_000003": "m17: missing B1; extra none",
 }
 
 
