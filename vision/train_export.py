@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from vision.classes import CLASSES
-from vision.detector import MODEL_JSON, VIEW_FLIPS
+from vision.detector import MODEL_JSON, VIEW_FLIPS, WINDOW_BELOW, WINDOW_GRID, WINDOW_MIRROR, WINDOW_OVERLAP
 from vision.train_classifier import PAD, export_classifier
 from vision.train_finder import export_finder
 
@@ -41,6 +41,9 @@ def export_model(
             "file": FINDER_FILE, "imgsz": imgsz, "conf": conf, "iou": iou, "classes": ["tile"],
             "zoom_below": zoom_below,  # tiles smaller than this (finder pixels): look again, zoomed
             "mirror_view": mirror_view,  # look at the mirror image too and merge (vision.detector.fuse_views)
+            # a wide shot: under this many tiles found, look over windows of the photo (Detector._find_tiles)
+            "window_below": WINDOW_BELOW, "window_grid": list(WINDOW_GRID), "window_overlap": WINDOW_OVERLAP,
+            "window_mirror": WINDOW_MIRROR,
         },
         "classifier": {
             "file": CLASSIFIER_FILE, "input_wh": list(crop_wh), "pad": PAD,

@@ -16,7 +16,7 @@ import pytest
 from collections import Counter
 
 from vision.decode import decode_image
-from vision.detector import detect_photo, get_detector
+from vision.detector import DEFAULT_MODEL_DIR, detect_photo, get_detector
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "detector"
 CASES = sorted(DATA.glob("*.json"))
@@ -80,3 +80,11 @@ def test_each_detection_lists_its_best_candidates_starting_with_its_own_reading(
         tiles = [tile for tile, _ in candidates]
         assert len(set(tiles)) == len(tiles) and set(tiles) <= set(detector.classes)
         assert all(score == round(score, 4) for score in scores)
+
+
+def test_the_shipped_model_json_spells_out_every_setting_the_detector_reads():
+    """No setting of the shipped model comes from a code default that a later change could move."""
+    spec = json.loads((DEFAULT_MODEL_DIR / "model.json").read_text(encoding="utf-8"))
+    assert {"file", "imgsz", "conf", "iou", "zoom_below", "mirror_view", "window_below", "window_grid",
+            "window_overlap", "window_mirror"} <= set(spec["finder"])
+    assert {"file", "input_wh", "pad", "views", "views_below", "not_a_tile_above"} <= set(spec["classifier"])
