@@ -22,6 +22,7 @@ const TEXT = {
     use_alt: "改用这个读法", network: "网络错误，请重试。", not_set: "—（无）", winds: { E: "东", S: "南", W: "西", N: "北" },
     confirm: "没错", doubt_read_as: "识别为{read} {code}，按{tile}计算才能和牌，请核对。",
     doubt_unsure: "这张牌识别把握不大（{score}），请核对。",
+    left_out: "核对时剔除（可能是同一张牌的两个框）：点一下放回门前",
   },
   en: {
     tagline: "MCR mahjong scorer", take_photo: "Take photo", pick_photo: "Pick from gallery",
@@ -42,6 +43,7 @@ const TEXT = {
     winds: { E: "East", S: "South", W: "West", N: "North" },
     confirm: "It's right", doubt_read_as: "read as {read} {code}; scored as {tile} so that the hand wins; check it.",
     doubt_unsure: "read with low confidence ({score}); check it.",
+    left_out: "Left out by the check (likely one tile boxed twice): tap one to put it back in the concealed tiles",
   },
 };
 
@@ -136,6 +138,7 @@ const state = {
   extra: {},         // the chosen rule set's own context fields (its context_fields in GET /rules)
   analysis: null,
   doubts: [],        // tiles of the photo to check: [{code, read_as, score, where}] (doubtsOf)
+  leftOut: [],       // codes of the photo's tiles the reading repair left out (tiles[].dropped)
   photoError: null,  // () => text of the photo's error, or null
   scoreSeq: 0,
 };
@@ -290,6 +293,18 @@ function doubtsOf(analysis) {
   return (analysis.tiles || [])
     .filter((x) => (x.read_as || x.low_confidence) && (!analysis.hand || x.role in HAND_AREAS))
     .map((x) => ({ code: x.tile, read_as: x.read_as || null, score: x.score, where: HAND_AREAS[x.role] || "concealed" }));
+}
+
+// The photo's tiles the reading repair dropped to make the hand win (likely one tile boxed twice):
+// shown apart, so that the player sees them and can put one back.
+function leftOutOf(analysis) {
+  return (analysis.tiles || []).filter((x) => x.dropped).map((x) => x.tile);
+}
+
+function putBack(index) {
+  const [code] = state.leftOut.splice(index, 1);
+  const where = FLOWER_TILES.includes(code) ? "flowers" : "concealed";
+  state.hand[where] = sortTiles(state.hand[where].concat([code]));
 }
 
 // Every tile of the hand with its place, in the order the page shows them.
@@ -462,6 +477,8 @@ function renderHand() {
   const flowers = $("flowers");
   flowers.replaceChildren(...h.flowers.map((c, i) => handTile(c, { where: "flowers", index: i }, doubts)));
   if (h.flowers.length < 8) flowers.append(addButton(() => tapAdd("flowers"), t("flowers")));
+  $("left-out-group").hidden = !state.leftOut.length;
+  $("left-out").replaceChildren(...state.leftOut.map((c, i) => tileButton(c, () => { putBack(i); changed(); }, "left-out")));
 }
 
 function renderScore(score, error) {
@@ -804,6 +821,7 @@ async function uploadPhoto(original) {
     }
     state.analysis = body;
     state.doubts = doubtsOf(body);
+    state.leftOut = leftOutOf(body);
     renderAnalysis();
     if (body.hand) {
       loadHand(body.hand);
@@ -842,6 +860,7 @@ function init() {
   $("manual").addEventListener("click", () => {
     state.analysis = null;
     state.doubts = [];
+    state.leftOut = [];
     renderAnalysis();
     loadHand({ concealed: [], melds: [], win_tile: null, flowers: [] });
     changed();

@@ -146,3 +146,39 @@ def test_confirming_a_tile_unmarks_it_and_a_low_confidence_tile_is_marked_too(pa
     page.click('#palette .tile[data-tile="T4"]')
     page.click("#sheet-close")
     assert marked(page) == []
+
+
+ROW = "W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2 B3 B4".split()
+
+
+class BoxesW7Twice:
+    """A winning hand in one row, its W7 boxed a second time (shifted 0.4 of a tile) and read W8:
+    a tile too many, which the reading repair drops."""
+
+    def detect(self, rgb):
+        found = [{"tile": c, "box": [100.0 + 94 * i, 500.0, 190.0 + 94 * i, 620.0], "score": 0.95,
+                  "candidates": [[c, 0.95]]} for i, c in enumerate(ROW)]
+        found.append({"tile": "W8", "box": [700.0, 500.0, 790.0, 620.0], "score": 0.6, "candidates": [["W8", 0.6]]})
+        return sorted(found, key=lambda d: d["box"][0])
+
+
+def left_out(page) -> list[str]:
+    return page.locator("#left-out .tile").evaluate_all("els => els.map(e => e.dataset.tile)")
+
+
+def test_a_tile_the_repair_left_out_is_shown_apart_and_one_tap_puts_it_back(page, server, monkeypatch):
+    analysis = upload(page, server, monkeypatch, BoxesW7Twice())
+    assert [t["tile"] for t in analysis["tiles"] if t.get("dropped")] == ["W8"]
+    assert page.is_visible("#left-out-group") and left_out(page) == ["W8"]
+    assert page.inner_text("#left-out-group .group-head") == "核对时剔除（可能是同一张牌的两个框）：点一下放回门前"
+    assert page.inner_text("#total") == str(analysis["score"]["total"])
+    concealed = page_hand(page)["hand"]["concealed"]
+
+    page.click("#left-out .tile")  # the player says it was a tile after all
+    page.wait_for_function("() => !document.body.dataset.scoring")
+    assert page_hand(page)["hand"]["concealed"] == sorted(concealed + ["W8"], key=ROW.index)
+    assert not page.is_visible("#left-out-group") and left_out(page) == []
+    assert page.is_visible("#score-error")  # 15 tiles: no winning hand, said so
+
+    page.click("#manual")  # a hand typed from scratch has nothing left out
+    assert not page.is_visible("#left-out-group")
