@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.decode import ImageError
 from vision.detector import MODEL_JSON, Detector, read_photo
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp"}
@@ -62,7 +63,10 @@ def record_classifier_inputs(detector: Detector, images: list[Path]) -> np.ndarr
     detector._classifier = recorder
     try:
         for path in images:
-            read_photo(detector, path.read_bytes())
+            try:
+                read_photo(detector, path.read_bytes())
+            except (OSError, ImageError) as exc:
+                raise QuantizeError(f"{path}: {exc}") from None
     finally:
         detector._classifier = recorder.session
     if not recorder.inputs:

@@ -77,6 +77,12 @@ def test_calibration_images_come_from_a_folder_or_a_split_list(tmp_path):
     with pytest.raises(QuantizeError, match="no such folder"):
         calibration_images(tmp_path / "missing", 5)
     (tmp_path / "empty").mkdir()
+    listing.write_text("photos/a.jpg\n")  # not a photo: said, with its path
+    with pytest.raises(QuantizeError, match="a.jpg"):
+        record_classifier_inputs(Detector(DEFAULT_MODEL_DIR, threads=1), calibration_images(listing, 5))
+    listing.write_text("photos/gone.jpg\n")
+    with pytest.raises(QuantizeError, match="gone.jpg"):
+        record_classifier_inputs(Detector(DEFAULT_MODEL_DIR, threads=1), calibration_images(listing, 5))
     with pytest.raises(QuantizeError, match="no images"):
         calibration_images(tmp_path / "empty", 5)
 
