@@ -454,8 +454,9 @@ class Detector:
         what they find when it is more tiles, and small ones. When the tiles come out small in the
         finder's input (a hand in a corner of a wide photo), the finder looks again at the region
         around them, at a larger scale (around the largest group of tiles when strays lie far
-        away; what the first look found away from that region stays). At most 2 + 2 x 6 windows + 2 = 16 finder runs with the mirror view; 2 for a photo
-        that shows a whole hand at a size the finder sees.
+        away; what the first look found away from that region stays). At most 2 + 2 x 6 windows
+        + 2 = 16 finder runs with the mirror view; 2 for a photo that shows a whole hand at a size
+        the finder sees.
         """
         confs = (self.finder_conf,) if floor is None else (self.finder_conf, min(floor, self.finder_conf))
         found, scale = self._find(rgb, confs)
