@@ -82,6 +82,8 @@ def quantize_classifier(model_dir: str | Path, sources: list[str | Path], per_so
                                           QuantType, quantize_static)
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
+    if per_source < 1:
+        raise QuantizeError(f"--per-source {per_source}: at least one photo from each source")
     model_dir = Path(model_dir)
     detector = Detector(model_dir)  # ModelNotFoundError for a folder with no model
     spec_path = model_dir / MODEL_JSON

@@ -107,5 +107,7 @@ def test_the_quantized_classifier_names_the_crops_as_the_float_one(model_dir):
     assert after.shape == before.shape
     assert np.abs(after - before).max() < 0.1  # probabilities, not just the best class (measured 0.04)
     assert (after.argmax(axis=1) == before.argmax(axis=1)).mean() >= 0.9
+    with pytest.raises(QuantizeError, match="at least one photo"):
+        quantize_classifier(model_dir, [PHOTOS], per_source=0)
     with pytest.raises(QuantizeError, match="quantized already"):
         quantize_classifier(model_dir, [PHOTOS], per_source=3)
