@@ -47,6 +47,8 @@ def register(subparsers) -> None:
     finder.add_argument("--threads", type=int, default=2)
     finder.add_argument("--lr", type=float, default=None,
                         help="a gentle fine-tune: AdamW at this learning rate, no warm-up (default: ultralytics' own)")
+    finder.add_argument("--freeze", type=int, default=None, metavar="N",
+                        help="the first N layers keep their weights (11: the backbone)")
     finder.set_defaults(func=_train_finder)
 
     finder_data = stages.add_parser(
@@ -197,7 +199,7 @@ def _train_finder(args) -> int:
 
     run = train_finder(
         args.data, name=args.name, runs=Path(args.runs) if args.runs else DEFAULT_RUNS, init=args.init,
-        imgsz=args.imgsz, epochs=args.epochs, batch=args.batch, threads=args.threads, lr=args.lr,
+        imgsz=args.imgsz, epochs=args.epochs, batch=args.batch, threads=args.threads, lr=args.lr, freeze=args.freeze,
     )
     print(run)
     return 0

@@ -99,10 +99,12 @@ def train_finder(
     patience: int = 30,
     close_mosaic: int = 5,
     lr: float | None = None,
+    freeze: int | None = None,
 ) -> Path:
     """Train (or resume) the tile finder; returns the run folder. `lr`: AdamW at this fixed
     learning rate (decaying to a tenth), no warm-up: a fine-tune that keeps what the start
-    checkpoint knows (ultralytics' default starts with a warm-up at a bias rate of 0.1)."""
+    checkpoint knows (ultralytics' default starts with a warm-up at a bias rate of 0.1).
+    `freeze`: the first N layers keep their weights (11: YOLO11's backbone)."""
     runs = Path(runs)
     offline_environment(runs)
     from ultralytics import YOLO
@@ -121,6 +123,8 @@ def train_finder(
         print(f"{run_dir} has finished; start a new --name to train further (e.g. --init {run_dir}/weights/best.pt)")
         return run_dir
     gentle = {} if lr is None else {"optimizer": "AdamW", "lr0": lr, "lrf": 0.1, "warmup_epochs": 0}
+    if freeze:
+        gentle["freeze"] = freeze
     yolo = YOLO(str(init)) if init else YOLO(model)
     yolo.add_callback("on_pretrain_routine_start", _thread_callback(threads))
     yolo.train(
