@@ -40,9 +40,14 @@ class Inference:
         self.settings = settings
         self.threads = threads_per_worker(settings.inference_workers)
         self._model_loaded = False
+        self._model_name: str | None = None
 
     def model_loaded(self) -> bool:
         return self._model_loaded
+
+    def model_name(self) -> str | None:
+        """The loaded model's name (model.json provenance.name), None before it is loaded."""
+        return self._model_name
 
     def detector(self):
         from vision.detector import ModelNotFoundError, get_detector
@@ -58,6 +63,7 @@ class Inference:
         except ModelNotFoundError as exc:
             raise ApiError(503, "model_not_found", str(exc)) from None
         self._model_loaded = True
+        self._model_name = (detector.spec.get("provenance") or {}).get("name")
         return detector
 
     def detect(self, data: bytes) -> dict[str, Any]:

@@ -277,4 +277,6 @@ class HealthResponse(BaseModel):
     status: Literal["ok"]
     version: str
     model_loaded: bool
+    model: str | None = Field(None, description="the loaded detector's name (models/model.json provenance.name, e.g. "
+                                                "fanshot-tiles-m17); null until the first photo loads it")
     inference: InferenceStatus

@@ -14,6 +14,7 @@ def health(request: Request) -> HealthResponse:
         status="ok",
         version=state.version,
         model_loaded=state.inference.model_loaded(),
+        model=state.inference.model_name(),
         inference=InferenceStatus(workers=state.pool.workers, queue=state.pool.queue,
                                   admitted=state.pool.admitted),
     )

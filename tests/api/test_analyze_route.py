@@ -15,6 +15,7 @@ import pytest
 import scoring
 from synth_hand import SYNTH_PHOTO, SYNTH_RECORD, TrueBoxes
 from PIL import Image
+from vision.detector import DEFAULT_MODEL_DIR
 
 PHOTO = SYNTH_PHOTO.read_bytes()
 RECORD = SYNTH_RECORD
@@ -161,7 +162,9 @@ def test_the_shipped_model_answers_a_consistent_analysis(client):
             with pytest.raises(scoring.HandError):
                 scoring.score_hand(body["hand"], "mcr")
     assert client.get(body["image_url"]).headers["content-type"] == "image/jpeg"
-    assert client.get("/api/v1/health").json()["model_loaded"] is True
+    health = client.get("/api/v1/health").json()
+    assert health["model_loaded"] is True
+    assert health["model"] == json.loads((DEFAULT_MODEL_DIR / "model.json").read_text())["provenance"]["name"]
 
 
 def test_the_shipped_model_detects_in_photo_pixels(client):

@@ -3,7 +3,7 @@ def test_health_reports_version_model_and_pool(make_client):
     body = client.get("/api/v1/health").json()
     assert body["status"] == "ok"
     assert body["version"] == client.app.version
-    assert body["model_loaded"] is False  # nothing has asked for the model yet
+    assert body["model_loaded"] is False and body["model"] is None  # nothing has asked for the model yet
     assert body["inference"] == {"workers": 3, "queue": 5, "admitted": 0}
 
 
