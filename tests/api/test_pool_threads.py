@@ -1,4 +1,6 @@
 """Each inference worker gets its share of the cores: pool workers x threads never exceed them."""
+from types import SimpleNamespace
+
 import pytest
 
 import vision.detector
@@ -24,11 +26,13 @@ def test_threads_share_out_the_cores_one_at_least(workers, cores, threads):
 
 def test_the_detector_is_loaded_with_the_workers_share_of_the_cores(monkeypatch, tmp_path):
     asked = []
+    loaded = SimpleNamespace(spec={"provenance": {"name": "stand-in"}})
     monkeypatch.setattr(vision.detector, "get_detector", lambda model_dir=None, threads=2: asked.append(
-        (model_dir, threads)) or "detector")
+        (model_dir, threads)) or loaded)
     inference = Inference(Settings(inference_workers=available_cores(), model_dir=tmp_path))
-    assert not inference.model_loaded()
-    assert inference.detector() == "detector" and inference.model_loaded()
+    assert not inference.model_loaded() and inference.model_name() is None
+    assert inference.detector() is loaded and inference.model_loaded()
+    assert inference.model_name() == "stand-in"
     assert asked == [(tmp_path, 1)]
     import cv2
 
