@@ -22,7 +22,7 @@ const TEXT = {
     use_alt: "改用这个读法", network: "网络错误，请重试。", not_set: "—（无）", winds: { E: "东", S: "南", W: "西", N: "北" },
     confirm: "没错", doubt_read_as: "识别为{read} {code}，按{tile}计算才能和牌，请核对。",
     doubt_unsure: "这张牌识别把握不大（{score}），请核对。",
-    left_out: "核对时剔除（可能是同一张牌的两个框）：点一下放回门前",
+    left_out: "核对时剔除（可能是同一张牌的两个框）：点一下放回手牌",
   },
   en: {
     tagline: "MCR mahjong scorer", take_photo: "Take photo", pick_photo: "Pick from gallery",
@@ -43,7 +43,7 @@ const TEXT = {
     winds: { E: "East", S: "South", W: "West", N: "North" },
     confirm: "It's right", doubt_read_as: "read as {read} {code}; scored as {tile} so that the hand wins; check it.",
     doubt_unsure: "read with low confidence ({score}); check it.",
-    left_out: "Left out by the check (likely one tile boxed twice): tap one to put it back in the concealed tiles",
+    left_out: "Left out by the check (likely one tile boxed twice): tap one to put it back in the hand",
   },
 };
 
@@ -298,7 +298,8 @@ function doubtsOf(analysis) {
 // The photo's tiles the reading repair dropped to make the hand win (likely one tile boxed twice):
 // shown apart, so that the player sees them and can put one back.
 function leftOutOf(analysis) {
-  return (analysis.tiles || []).filter((x) => x.dropped).map((x) => x.tile);
+  return (analysis.tiles || []).filter((x) => x.dropped && (PLAY_TILES.includes(x.tile) || FLOWER_TILES.includes(x.tile)))
+    .map((x) => x.tile);
 }
 
 function putBack(index) {

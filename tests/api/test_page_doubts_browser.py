@@ -170,7 +170,7 @@ def test_a_tile_the_repair_left_out_is_shown_apart_and_one_tap_puts_it_back(page
     analysis = upload(page, server, monkeypatch, BoxesW7Twice())
     assert [t["tile"] for t in analysis["tiles"] if t.get("dropped")] == ["W8"]
     assert page.is_visible("#left-out-group") and left_out(page) == ["W8"]
-    assert page.inner_text("#left-out-group .group-head") == "核对时剔除（可能是同一张牌的两个框）：点一下放回门前"
+    assert page.inner_text("#left-out-group .group-head") == "核对时剔除（可能是同一张牌的两个框）：点一下放回手牌"
     assert page.inner_text("#total") == str(analysis["score"]["total"])
     concealed = page_hand(page)["hand"]["concealed"]
 
