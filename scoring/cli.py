@@ -11,7 +11,7 @@ def register(subparsers) -> None:
     p.add_argument("hand", nargs="?", help="hand in the compact notation, or a hand JSON object")
     p.add_argument("--jsonl", metavar="FILE", help="score one hand JSON per line ('-' for stdin); prints one "
                    "score JSON per line; the win-condition flags are every line's defaults (a line's own "
-                   "context fields win)")
+                   "context fields win); not with a hand")
     p.add_argument("--rules", default="mcr", help="rule set name (default mcr; see --list-rules)")
     p.add_argument("--list-rules", action="store_true", help="list the rule sets and exit")
     p.add_argument("--json", action="store_true", help="print the score JSON instead of a table")
@@ -108,6 +108,9 @@ def _score_command(args) -> int:
         for rs in list_rulesets():
             print(f"{rs['name']:16} {rs['title']}{'  (partial)' if rs['partial'] else ''}")
         return 0
+    if args.jsonl and args.hand:
+        print("error: give a hand or --jsonl FILE, not both", file=sys.stderr)
+        return 2
     if args.jsonl:
         try:
             context = context_from_args(args, args.rules)

@@ -50,6 +50,13 @@ def test_jsonl_scores_every_line_in_order(tmp_path, capsys):
     assert rows[2]["error"]["code"] == "unknown_tile"
 
 
+def test_a_hand_and_jsonl_together_are_refused_not_one_ignored(tmp_path, capsys):
+    path = tmp_path / "hands.jsonl"
+    path.write_text(json.dumps({"concealed": ["W1"] * 2, "melds": [], "win_tile": "W1"}) + "\n")
+    code, out, err = run(capsys, "score", "123m456m789m123p5p+5p", "--jsonl", str(path))
+    assert code == 2 and out == "" and "not both" in err
+
+
 def test_jsonl_all_good_exits_zero(tmp_path, capsys):
     from scoring import parse_hand
     path = tmp_path / "hands.jsonl"
