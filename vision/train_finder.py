@@ -122,9 +122,9 @@ def train_finder(
     if last.is_file():
         print(f"{run_dir} has finished; start a new --name to train further (e.g. --init {run_dir}/weights/best.pt)")
         return run_dir
-    gentle = {} if lr is None else {"optimizer": "AdamW", "lr0": lr, "lrf": 0.1, "warmup_epochs": 0}
+    fine_tune = {} if lr is None else {"optimizer": "AdamW", "lr0": lr, "lrf": 0.1, "warmup_epochs": 0}
     if freeze:
-        gentle["freeze"] = freeze
+        fine_tune["freeze"] = freeze
     yolo = YOLO(str(init)) if init else YOLO(model)
     yolo.add_callback("on_pretrain_routine_start", _thread_callback(threads))
     yolo.train(
@@ -146,7 +146,7 @@ def train_finder(
         amp=False,
         seed=0,
         deterministic=False,
-        **gentle,
+        **fine_tune,
     )
     return run_dir
 

@@ -86,8 +86,7 @@ def quantize_classifier(model_dir: str | Path, sources: list[str | Path], per_so
         raise QuantizeError(f"--per-source {per_source}: at least one photo from each source")
     model_dir = Path(model_dir)
     detector = Detector(model_dir)  # ModelNotFoundError for a folder with no model
-    spec_path = model_dir / MODEL_JSON
-    spec = json.loads(spec_path.read_text(encoding="utf-8"))
+    spec = detector.spec  # model.json as the detector read it (this detector is ours alone)
     if spec["classifier"].get("quantized"):
         raise QuantizeError(f"{model_dir}: the classifier is quantized already")
     images = [image for source in sources for image in calibration_images(source, per_source, seed)]
@@ -121,5 +120,5 @@ def quantize_classifier(model_dir: str | Path, sources: list[str | Path], per_so
                         "crops_recorded": int(len(crops)), "crops_used": int(len(chosen)), "seed": seed},
     }
     spec["classifier"]["quantized"] = record
-    spec_path.write_text(json.dumps(spec, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    (model_dir / MODEL_JSON).write_text(json.dumps(spec, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return record
