@@ -70,16 +70,35 @@ def _median(values) -> float:
     return float(values[len(values) // 2]) if values else 0.0
 
 
-def _draw_label(draw, xy, text, size, fill, anchor_below=False):
-    """A label with a filled background, its bottom-left at xy (top-left if anchor_below)."""
+@functools.lru_cache(maxsize=4096)
+def _stamp(text: str, size: int, anchor: str = "la") -> tuple[Image.Image, int, int]:
+    """`text` drawn once at `size` as a mask ("L", its ink's bounding box) and the offset of
+    that box from the anchor point: labels and fan names repeat from photo to photo, and
+    FreeType rendering was the annotation's largest cost."""
     f = font(size)
-    x, y = xy
-    left, top, right, bottom = draw.textbbox((0, 0), text, font=f)
-    w, h = right - left, bottom - top
+    left, top, right, bottom = f.getbbox(text, anchor=anchor)
+    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+    ImageDraw.Draw(mask).text((-left, -top), text, font=f, fill=255, anchor=anchor)
+    return mask, left, top
+
+
+def _text(image: Image.Image, xy, text: str, size: int, fill, anchor: str = "la") -> None:
+    """`text` drawn on `image` as ImageDraw.text would draw it at `xy` (rounded to a pixel)."""
+    if not text:
+        return
+    mask, left, top = _stamp(text, size, anchor)
+    image.paste(fill, (round(xy[0]) + left, round(xy[1]) + top), mask)
+
+
+def _draw_label(image, draw, xy, text, size, fill, anchor_below=False):
+    """A label with a filled background, its bottom-left at xy (top-left if anchor_below)."""
+    mask = _stamp(text, size)[0]
+    w, h = mask.size
+    x, y = round(xy[0]), round(xy[1])
     pad = max(1, size // 6)
     y0 = y if anchor_below else y - h - 2 * pad
     draw.rectangle([x, y0, x + w + 2 * pad, y0 + h + 2 * pad], fill=fill)
-    draw.text((x + pad - left, y0 + pad - top), text, font=f, fill=(255, 255, 255))
+    image.paste((255, 255, 255), (x + pad, y0 + pad), mask)
     return w + 2 * pad
 
 
@@ -125,9 +144,9 @@ def _draw_tiles(image: Image.Image, analysis: dict) -> None:
         below = last_label_end.get(band, -1e9) > x1
         fill = LOW_CONFIDENCE_COLOUR if low else colour
         if below:
-            _draw_label(draw, (x1, y2 + line), text, label_size, fill, anchor_below=True)
+            _draw_label(image, draw, (x1, y2 + line), text, label_size, fill, anchor_below=True)
         else:
-            w = _draw_label(draw, (x1, y1 - line), text, label_size, fill)
+            w = _draw_label(image, draw, (x1, y1 - line), text, label_size, fill)
             last_label_end[band] = x1 + w
 
 
@@ -229,27 +248,26 @@ def _panel(width: int, analysis: dict) -> Image.Image:
     height = (margin + int(title_size * 1.5) + line_h * len(rows) + (note_gap if rows and notes else 0)
               + sum(small_h * len(lines) + note_gap for lines in note_lines) + margin)
     panel = Image.new("RGB", (width, height), PANEL_BACKGROUND)
-    draw = ImageDraw.Draw(panel)
     y = margin
     if score:
         total = int(score.get("total", 0))
         title = f"合计 Total {total} 番"
         if score.get("meets_minimum") is False:
             title += "  (< 8)"
-        draw.text((margin, y), title, font=font(title_size), fill=TOTAL_COLOUR)
+        _text(panel, (margin, y), title, title_size, TOTAL_COLOUR)
     else:
-        draw.text((margin, y), "未能计分 No score", font=font(title_size), fill=ERROR_COLOUR)
+        _text(panel, (margin, y), "未能计分 No score", title_size, ERROR_COLOUR)
     y += int(title_size * 1.5)
     for zh, en, pts, colour in rows:
-        draw.text((margin, y), zh, font=font(size), fill=colour)
-        draw.text((margin + zh_w + gap, y), en, font=font(size), fill=PANEL_DIM)
-        draw.text((width - margin, y), pts, font=font(size), fill=colour, anchor="ra")
+        _text(panel, (margin, y), zh, size, colour)
+        _text(panel, (margin + zh_w + gap, y), en, size, PANEL_DIM)
+        _text(panel, (width - margin, y), pts, size, colour, anchor="ra")
         y += line_h
     if rows and notes:
         y += note_gap  # the notes apart from the fan table
     for (_, colour), lines in zip(notes, note_lines):
         for line in lines:
-            draw.text((margin, y), line, font=font(small), fill=colour)
+            _text(panel, (margin, y), line, small, colour)
             y += small_h
         y += note_gap
     return panel

@@ -122,3 +122,21 @@ def test_encode_jpeg_round_trips_the_size():
 def test_annotate_refuses_a_non_rgb_array():
     with pytest.raises(ValueError):
         A.annotate(np.zeros((10, 10), np.uint8), analysis(10))
+
+
+@pytest.mark.parametrize("anchor", ["la", "ra"])
+@pytest.mark.parametrize("text", ["合计 Total 10 番", "五万?", "Two Dragon Pungs", "1×3=3"])
+def test_drawn_text_is_what_pillow_draws(text, anchor):
+    """Text comes from a cache of drawn masks (`_stamp`): pasted, it is ImageDraw.text's drawing."""
+    from PIL import ImageDraw
+
+    size, xy, colour = 23, (150, 17), (255, 210, 60)
+    expected = Image.new("RGB", (300, 60), A.PANEL_BACKGROUND)
+    ImageDraw.Draw(expected).text(xy, text, font=A.font(size), fill=colour, anchor=anchor)
+    got = Image.new("RGB", (300, 60), A.PANEL_BACKGROUND)
+    A._text(got, xy, text, size, colour, anchor=anchor)
+    A._text(got, xy, "", size, colour, anchor=anchor)  # nothing to draw
+    diff = np.abs(np.asarray(expected, int) - np.asarray(got, int))
+    assert np.asarray(expected).std() > 0  # the text is there to compare
+    assert diff.max() <= 2, f"{(diff > 2).any(axis=2).sum()} pixels differ"
+    assert A._stamp(text, size, anchor) is A._stamp(text, size, anchor)  # drawn once
