@@ -128,7 +128,7 @@ def format_analysis(analysis: dict) -> str:
             lines.append(
                 f"  {fan['points'] * count:>3}  {fan['name_zh']}{times}  {fan['name_en']}"
             )
-        lines.append(f"total: {score['total']}" + ("" if score.get("meets_minimum", True) else " (below the 8-point minimum)"))
+        lines.append(f"total: {score['total']}" + ("" if score.get("meets_minimum", True) else _below_minimum(score)))
     error = analysis.get("error")
     if error:
         lines.append(f"no score: {error['message']} [{error['code']}]")
@@ -235,3 +235,13 @@ def run_resolution_eval(args) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(summary, ensure_ascii=False, indent=1))
     return 0
+
+
+def _below_minimum(score: dict) -> str:
+    """" (below the 8-point minimum)", and the total without the flowers when they are what
+    makes it look enough (they do not count towards the minimum)."""
+    from vision.annotate import flower_points
+
+    flowers = flower_points(score)
+    without = f"; {score['total'] - flowers} without the flowers, which do not count" if flowers else ""
+    return f" (below the {score.get('minimum', 8)}-point minimum{without})"

@@ -253,8 +253,8 @@ def _panel(width: int, analysis: dict) -> Image.Image:
         total = int(score.get("total", 0))
         title = f"合计 Total {total} 番"
         if score.get("meets_minimum") is False:
-            title += "  (< 8)"
-        _text(panel, (margin, y), title, title_size, TOTAL_COLOUR)
+            title += _below_minimum(score)
+        _text(panel, (margin, y), _fit(measure, title, font(title_size), width - 2 * margin), title_size, TOTAL_COLOUR)
     else:
         _text(panel, (margin, y), "未能计分 No score", title_size, ERROR_COLOUR)
     y += int(title_size * 1.5)
@@ -271,6 +271,23 @@ def _panel(width: int, analysis: dict) -> Image.Image:
             y += small_h
         y += note_gap
     return panel
+
+
+def flower_points(score: dict) -> int:
+    """The points of the score's flowers (MCR's Flower Tiles), which do not count towards the
+    minimum a hand needs to win."""
+    return sum(int(f.get("points", 0)) * int(f.get("count", 1) or 1)
+               for f in score.get("fans", []) if f.get("key") == "FLOWER_TILES")
+
+
+def _below_minimum(score: dict) -> str:
+    """The title's note for a total under the rule set's minimum: "  (< 8)", or with flowers,
+    which do not count, "  (不计花 7 < 8)" (a total of 10 with 3 flowers)."""
+    minimum = score.get("minimum", 8)
+    flowers = flower_points(score)
+    if flowers:
+        return f"  (不计花 no flowers {int(score.get('total', 0)) - flowers} < {minimum})"
+    return f"  (< {minimum})"
 
 
 def _fit(draw, text: str, f, width: float) -> str:

@@ -17,7 +17,7 @@ const TEXT = {
     to_concealed: "移回门前", to_meld: "移入副露", new_meld: "新副露", add_tile: "加一张牌",
     change_tile: "换成", exposed: "明", concealed_kong: "暗杠", remove_meld: "删除副露",
     chow: "吃", pung: "碰", kong: "杠", incomplete: "未完成", meets_min: "够{n}{unit}起和",
-    below_min: "不够{n}{unit}起和", no_tiles: "照片里没有找到牌。", need_win: "请点一张牌设为和牌。",
+    below_min: "不够{n}{unit}起和", below_min_flowers: "不够{n}{unit}起和（花牌不计入：{m}{unit}）", no_tiles: "照片里没有找到牌。", need_win: "请点一张牌设为和牌。",
     meld_size: "每个副露需要 3 或 4 张牌。", busy: "服务器忙，请稍后再试。", failed: "出错了",
     use_alt: "改用这个读法", network: "网络错误，请重试。", not_set: "—（无）", winds: { E: "东", S: "南", W: "西", N: "北" },
     confirm: "没错", doubt_read_as: "识别为{read} {code}，按{tile}计算才能和牌，请核对。",
@@ -36,7 +36,7 @@ const TEXT = {
     to_concealed: "To concealed", to_meld: "To meld", new_meld: "New meld", add_tile: "Add a tile",
     change_tile: "Change to", exposed: "Exposed", concealed_kong: "Concealed kong", remove_meld: "Remove meld",
     chow: "Chow", pung: "Pung", kong: "Kong", incomplete: "incomplete", meets_min: "Meets the {n} {unit} minimum",
-    below_min: "Below the {n} {unit} minimum", no_tiles: "No tiles found in the photo.",
+    below_min: "Below the {n} {unit} minimum", below_min_flowers: "Below the {n} {unit} minimum (flowers do not count: {m})", no_tiles: "No tiles found in the photo.",
     need_win: "Tap a tile and mark it as the winning tile.", meld_size: "Each meld needs 3 or 4 tiles.",
     busy: "The server is busy; try again in a moment.", failed: "Something went wrong",
     use_alt: "Use this reading", network: "Network error; please retry.", not_set: "— (none)",
@@ -514,8 +514,11 @@ function renderScore(score, error) {
   $("total").textContent = score.total;
   const unit = !score.unit || score.unit === "fan" ? (state.lang === "zh" ? "番" : "fan") : score.unit;
   $("points-head").textContent = !score.unit || score.unit === "fan" ? t("points") : score.unit;
+  // MCR's flowers do not count towards the minimum: a total of 10 with 3 flowers is 7 < 8
+  const flowers = score.fans.filter((fan) => fan.key === "FLOWER_TILES").reduce((sum, fan) => sum + fan.points * fan.count, 0);
+  const verdict = score.meets_minimum ? "meets_min" : flowers ? "below_min_flowers" : "below_min";
   const minimum = score.minimum === undefined || score.minimum === null ? "" :
-    t(score.meets_minimum ? "meets_min" : "below_min").replace("{n}", score.minimum).replace("{unit}", unit);
+    t(verdict).replace("{n}", score.minimum).replace(/\{unit\}/g, unit).replace("{m}", score.total - flowers);
   $("minimum").textContent = minimum;
 }
 

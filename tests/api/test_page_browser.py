@@ -285,3 +285,25 @@ def test_changing_one_tile_of_a_kong_changes_the_kongs_tile(page):
     assert state["hand"]["melds"] == [{"tiles": ["F1"] * 4, "exposed": False}]
     expected = score_of(state["hand"], state["context"])
     assert shown_total(page) == str(expected["total"]) != before
+
+
+def test_a_total_the_flowers_lift_to_the_minimum_says_they_do_not_count(page):
+    page.click("#manual")
+    page.click("#concealed .tile.add")
+    for code in ["W1", "W2", "W3", "W4", "W5", "W6", "T2", "T3", "T4", "B6", "B7", "B8", "B5"]:
+        page.click(f'#palette .tile[data-tile="{code}"]')
+    page.click("#sheet-close")
+    page.click("#win-tile .tile.add")
+    page.click('#palette .tile[data-tile="B5"]')
+    assert shown_total(page) == "5"
+    assert page.inner_text("#minimum") == "不够8番起和"
+    page.click("#flowers .tile.add")
+    for code in ["H1", "H2", "H3"]:
+        page.click(f'#palette .tile[data-tile="{code}"]')
+    page.click("#sheet-close")
+    state = shown_hand(page)
+    assert state["hand"]["flowers"] == ["H1", "H2", "H3"]
+    assert shown_total(page) == "8"  # 8 with the flowers, still under the minimum without them
+    assert page.inner_text("#minimum") == "不够8番起和（花牌不计入：5番）"
+    page.click("#lang")
+    assert page.inner_text("#minimum") == "Below the 8 fan minimum (flowers do not count: 5)"

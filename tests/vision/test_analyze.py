@@ -139,3 +139,14 @@ def test_cli_text_output_lists_tiles_fans_and_total(tmp_path, capsys, monkeypatc
         analyze_image(png_bytes(), detector=StandIn(scene(HAND_ROWS)))["hand"]
     )["total"]
     assert "tiles (15):" in text and f"total: {total}" in text and "箭刻" in text
+
+
+def test_cli_text_says_why_a_total_with_flowers_is_under_the_minimum():
+    from vision.analyze_cli import format_analysis
+
+    hand = {"concealed": ["W1", "W2", "W3", "W4", "W5", "W6", "T2", "T3", "T4", "B6", "B7", "B8", "B5"],
+            "melds": [], "win_tile": "B5", "flowers": ["H1", "H2", "H3"], "context": {}}
+    score = scoring.score_hand(hand)
+    assert score["total"] == 8 and not score["meets_minimum"]
+    text = format_analysis({"tiles": [], "hand": hand, "score": score, "warnings": []})
+    assert "total: 8 (below the 8-point minimum; 5 without the flowers, which do not count)" in text

@@ -96,7 +96,7 @@ def test_font_has_every_glyph_drawn():
     from fontTools.ttLib import TTFont
 
     cmap = TTFont(A.FONT_PATH).getBestCmap()
-    texts = [A.tile_label(c) for c in CLASSES] + ["合计 Total 番", "未能计分 No score", "×2 ?"]
+    texts = [A.tile_label(c) for c in CLASSES] + ["合计 Total 番", "未能计分 No score", "×2 ?", "(不计花 no flowers 7 < 8)"]
     scoring = pytest.importorskip("scoring")
     if hasattr(scoring, "list_rulesets"):
         for ruleset in scoring.list_rulesets():
@@ -140,3 +140,15 @@ def test_drawn_text_is_what_pillow_draws(text, anchor):
     assert np.asarray(expected).std() > 0  # the text is there to compare
     assert diff.max() <= 2, f"{(diff > 2).any(axis=2).sum()} pixels differ"
     assert A._stamp(text, size, anchor) is A._stamp(text, size, anchor)  # drawn once
+
+
+@pytest.mark.parametrize("fans, total, minimum, note", [
+    ([("CONCEALED_HAND", 2, 1), ("ALL_CHOWS", 2, 1), ("SHORT_STRAIGHT", 1, 1), ("FLOWER_TILES", 1, 3)], 8, 8,
+     "  (不计花 no flowers 5 < 8)"),  # flowers make the total look enough; they do not count
+    ([("ALL_CHOWS", 2, 1), ("SHORT_STRAIGHT", 1, 1)], 3, 8, "  (< 8)"),
+    ([("ALL_CHOWS", 2, 1)], 2, 16, "  (< 16)"),  # the rule set's own minimum
+])
+def test_a_total_under_the_minimum_says_so_in_the_title(fans, total, minimum, note):
+    score = {"total": total, "minimum": minimum, "meets_minimum": False,
+             "fans": [{"key": k, "points": p, "count": c} for k, p, c in fans]}
+    assert A._below_minimum(score) == note
