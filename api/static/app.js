@@ -36,7 +36,7 @@ const TEXT = {
     to_concealed: "To concealed", to_meld: "To meld", new_meld: "New meld", add_tile: "Add a tile",
     change_tile: "Change to", exposed: "Exposed", concealed_kong: "Concealed kong", remove_meld: "Remove meld",
     chow: "Chow", pung: "Pung", kong: "Kong", incomplete: "incomplete", meets_min: "Meets the {n} {unit} minimum",
-    below_min: "Below the {n} {unit} minimum", below_min_flowers: "Below the {n} {unit} minimum (flowers do not count: {m})", no_tiles: "No tiles found in the photo.",
+    below_min: "Below the {n} {unit} minimum", below_min_flowers: "Below the {n} {unit} minimum ({m} without the flowers, which do not count)", no_tiles: "No tiles found in the photo.",
     need_win: "Tap a tile and mark it as the winning tile.", meld_size: "Each meld needs 3 or 4 tiles.",
     busy: "The server is busy; try again in a moment.", failed: "Something went wrong",
     use_alt: "Use this reading", network: "Network error; please retry.", not_set: "— (none)",

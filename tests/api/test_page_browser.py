@@ -306,4 +306,4 @@ def test_a_total_the_flowers_lift_to_the_minimum_says_they_do_not_count(page):
     assert shown_total(page) == "8"  # 8 with the flowers, still under the minimum without them
     assert page.inner_text("#minimum") == "不够8番起和（花牌不计入：5番）"
     page.click("#lang")
-    assert page.inner_text("#minimum") == "Below the 8 fan minimum (flowers do not count: 5)"
+    assert page.inner_text("#minimum") == "Below the 8 fan minimum (5 without the flowers, which do not count)"
