@@ -36,6 +36,9 @@ def register(subparsers) -> None:
     e.add_argument("--model-dir", help="detector model folder (default: the shipped models/)")
     e.add_argument("--show", type=int, default=20, metavar="K", help="list up to K misses (default 20)")
     e.add_argument("--json", metavar="FILE", help="also write every scene's result to FILE")
+    e.add_argument("--turn", type=int, default=0, choices=(0, 90, 180, 270),
+                   help="turn every photo this many degrees clockwise first: a hand shot from the side "
+                        "of the table (90, 270) or from across it (180)")
     e.add_argument("--no-repair", action="store_true",
                    help="do not repair readings that make no winning hand (vision.reading_repair)")
     e.set_defaults(func=run_eval)
@@ -158,9 +161,10 @@ def run_eval(args) -> int:
 
     with tqdm(total=args.n, unit="scene", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
         summary = evaluate(args.n, args.seed, (args.long_side,), detector, progress=lambda i: bar.update(1),
-                           repair=not args.no_repair)
+                           repair=not args.no_repair, turn=args.turn)
     n = summary["scenes"]
-    print(f"scenes: {n} (seed {args.seed}, long side {args.long_side} px), {summary['seconds']} s")
+    turned = f", turned {args.turn} degrees" if args.turn else ""
+    print(f"scenes: {n} (seed {args.seed}, long side {args.long_side} px{turned}), {summary['seconds']} s")
     if detector is not None:
         ok = summary["photo_correct"]
         stages = summary["failures_by_stage"]

@@ -61,6 +61,10 @@ WINDOW_FEW = 5
 WINDOW_GRID = (3, 2)  # ... it looks at 3 x 2 windows (along the long side, the short side) ...
 WINDOW_OVERLAP = 0.25  # ... neighbours sharing this share of a window
 WINDOW_MIRROR = True  # ... each with its mirror image too (as the whole photo; False: half the runs)
+# A hand whose tiles spread more down the photo than across it (shot from the side of the table)
+# is looked at turned a quarter turn, its rows across, as most training scenes show them: the
+# zoomed look at its group, or a second look at the whole photo when no zoom follows.
+TURN_ROWS = True
 ZOOM_AREA = 0.6  # the zoom looks at a region of at most this share of the photo ...
 CLUSTER_LINK = 3.0  # ... around all tiles, else around the largest group with gaps under 3 tiles
 # The zoomed look's boxes replace the first look's, but a box of the first look with less than this
@@ -229,6 +233,25 @@ def zoom_region(boxes: np.ndarray, width: int, height: int, margin: float) -> tu
     return x1, y1, x2, y2
 
 
+def runs_down(boxes: np.ndarray) -> bool:
+    """Whether the centres of `boxes` (xyxy) spread more down the photo than across it: along
+    their principal axis (a hand at a slant counts by its steeper side)."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    if len(boxes) < 2:
+        return False
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    values, vectors = np.linalg.eigh(np.cov(centres.T))
+    along = vectors[:, int(np.argmax(values))]
+    return bool(abs(along[1]) > abs(along[0]))
+
+
+def unturn(boxes: np.ndarray, height: int) -> np.ndarray:
+    """Boxes (xyxy) found in an image turned a quarter turn clockwise (np.rot90(image, k=-1)),
+    in pixels of the image as it was, `height` pixels high."""
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    return np.stack([boxes[:, 1], height - boxes[:, 2], boxes[:, 3], height - boxes[:, 0]], axis=1)
+
+
 def photo_windows(width: int, height: int, grid: tuple[int, int], overlap: float) -> list[tuple[int, int, int, int]]:
     """Overlapping windows (x1, y1, x2, y2) covering a width x height photo: `grid` = (windows along
     the long side, along the short side), neighbours sharing `overlap` of a window's size."""
@@ -350,6 +373,7 @@ class Detector:
         self.window_grid = tuple(int(v) for v in finder.get("window_grid", WINDOW_GRID))
         self.window_overlap = float(finder.get("window_overlap", WINDOW_OVERLAP))
         self.window_mirror = bool(finder.get("window_mirror", WINDOW_MIRROR))
+        self.turn_rows = bool(finder.get("turn_rows", False))
         self.crop_w, self.crop_h = (int(v) for v in classifier["input_wh"])
         self.crop_pad = float(classifier.get("pad", 0.0))
         views = classifier.get("views", "none")
@@ -454,9 +478,13 @@ class Detector:
         what they find when it is more tiles, and small ones. When the tiles come out small in the
         finder's input (a hand in a corner of a wide photo), the finder looks again at the region
         around them, at a larger scale (around the largest group of tiles when strays lie far
-        away; what the first look found away from that region stays). At most 2 + 2 x 6 windows
-        + 2 = 16 finder runs with the mirror view; 2 for a photo that shows a whole hand at a size
-        the finder sees.
+        away; what the first look found away from that region stays). With `turn_rows`, a hand
+        whose tiles spread more down the photo than across it (`runs_down`: shot from the side of
+        the table) is looked at turned a quarter turn, its rows across as in most training scenes:
+        the zoomed look sees its region turned; with no zoom to follow, the whole photo is looked
+        at again turned, and that look is kept when it finds as many tiles. At most 2 + 2 x 6
+        windows + 2 = 16 finder runs with the mirror view; 2 for a photo that shows a whole hand
+        across at a size the finder sees, 4 for one running down.
         """
         confs = (self.finder_conf,) if floor is None else (self.finder_conf, min(floor, self.finder_conf))
         found, scale = self._find(rgb, confs)
@@ -472,17 +500,25 @@ class Detector:
             return (boxes, scores), weak
         tile_size = _tile_size(boxes)
         if tile_size * scale >= self.zoom_below:
+            if self.turn_rows and runs_down(boxes):
+                turned = self._find_turned(rgb, confs)
+                if len(turned[0][0]) >= len(boxes):
+                    return turned[0], _below(turned, self.finder_conf)
             return (boxes, scores), weak
         height, width = rgb.shape[:2]
         region = zoom_region(boxes, width, height, margin=tile_size)
         around = len(boxes)
+        group = boxes
         if _area(region) > ZOOM_AREA * width * height:  # strays far from the hand: the largest group
             group = boxes[main_cluster(boxes, link=CLUSTER_LINK * tile_size)]
             region, around = zoom_region(group, width, height, margin=tile_size), len(group)
             if _area(region) > ZOOM_AREA * width * height:
                 return (boxes, scores), weak
         x1, y1, x2, y2 = region
-        zoomed, _ = self._find(rgb[y1:y2, x1:x2], confs)
+        if self.turn_rows and runs_down(group):
+            zoomed = self._find_turned(rgb[y1:y2, x1:x2], confs)
+        else:
+            zoomed, _ = self._find(rgb[y1:y2, x1:x2], confs)
         if len(zoomed[0][0]) < around:
             return (boxes, scores), weak
         offset = np.array([x1, y1, x1, y1], np.float32)
@@ -490,6 +526,11 @@ class Detector:
         # what the first look found away from the region (strays far from the hand) stays
         zoomed = [_with_outside(z, first_look, region) for z, first_look in zip(zoomed, found)]
         return zoomed[0], _below(zoomed, self.finder_conf)
+
+    def _find_turned(self, rgb: np.ndarray, confs: tuple[float, ...]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """`_find` on `rgb` turned a quarter turn clockwise, its boxes in pixels of `rgb`."""
+        found, _ = self._find(np.ascontiguousarray(np.rot90(rgb, k=-1)), confs)
+        return [(unturn(boxes, rgb.shape[0]), scores) for boxes, scores in found]
 
     def classify(self, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """Stage 2: class probabilities (len(boxes), 43) for each box, and with `not_a_tile_above`

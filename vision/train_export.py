@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from vision.classes import CLASSES
-from vision.detector import MODEL_JSON, VIEW_FLIPS, WINDOW_BELOW, WINDOW_GRID, WINDOW_MIRROR, WINDOW_OVERLAP
+from vision.detector import MODEL_JSON, TURN_ROWS, VIEW_FLIPS, WINDOW_BELOW, WINDOW_GRID, WINDOW_MIRROR, WINDOW_OVERLAP
 from vision.train_classifier import PAD, export_classifier
 from vision.train_finder import export_finder
 
@@ -44,6 +44,7 @@ def export_model(
             # a wide shot: under this many tiles found, look over windows of the photo (Detector._find_tiles)
             "window_below": WINDOW_BELOW, "window_grid": list(WINDOW_GRID), "window_overlap": WINDOW_OVERLAP,
             "window_mirror": WINDOW_MIRROR,
+            "turn_rows": TURN_ROWS,  # a hand running down the photo: looked at turned a quarter turn
         },
         "classifier": {
             "file": CLASSIFIER_FILE, "input_wh": list(crop_wh), "pad": PAD,

@@ -91,3 +91,50 @@ def test_analyze_eval_prints_the_share_right_of_the_scenes_that_show_every_tile(
     assert "concealed kong of four backs (its tile not in the photo): 1;" in out
     [line] = [l for l in out.splitlines() if l.startswith("the other scenes")]
     assert line.startswith("the other scenes (every tile of the hand in the photo): ") and "/1 = " in line
+
+
+@pytest.mark.parametrize("degrees", [0, 90, 180, 270])
+def test_a_turned_scene_keeps_each_box_on_its_pixels(degrees):
+    import numpy as np
+
+    from vision.analyze_eval import turn_scene
+
+    image = np.zeros((60, 100, 3), np.uint8)
+    boxes = [{"tile": "B1", "box": [10, 5, 30, 20]}, {"tile": "W9", "box": [70, 30, 95, 58]}]
+    for k, b in enumerate(boxes, 1):
+        x1, y1, x2, y2 = b["box"]
+        image[y1:y2, x1:x2] = k
+    turned, moved = turn_scene(image, boxes, degrees)
+    assert turned.shape == ((60, 100, 3) if degrees in (0, 180) else (100, 60, 3))
+    for k, b in enumerate(moved, 1):
+        x1, y1, x2, y2 = b["box"]
+        assert (turned[y1:y2, x1:x2] == k).all() and (turned == k).sum() == (image == k).sum()
+        assert b["tile"] == boxes[k - 1]["tile"]
+    assert boxes[0]["box"] == [10, 5, 30, 20]  # the caller's boxes stay as they were
+    with pytest.raises(ValueError):
+        turn_scene(image, boxes, 45)
+
+
+def test_a_turned_scene_is_read_turned():
+    """The detector sees the photo turned (portrait for a landscape scene), the true boxes turned
+    with it: a stand-in that finds them there reads the scene's total."""
+    import numpy as np
+
+    from datasets.synth.generate import make_example
+    from vision.analyze_eval import turn_scene
+
+    seed = FRESH_SEEDS + 503
+    record = make_example(seed, 0, [640])["record"]
+    blank = np.zeros((record["height"], record["width"], 3), np.uint8)
+    shapes = []
+
+    class FindsTheTurnedBoxes(FindsTheTrueBoxes):
+        def detect(self, rgb):
+            shapes.append(rgb.shape[:2])
+            return super().detect(rgb)
+
+    detector = FindsTheTurnedBoxes({"boxes": turn_scene(blank, record["boxes"], 90)[1]})
+    summary = evaluate(1, seed=seed, long_sides=(640,), detector=detector, turn=90)
+    [row] = summary["results"]
+    assert shapes == [(record["width"], record["height"])] and summary["turn"] == 90
+    assert row["detection_errors"] == [] and row["photo_total"] == row["layout_total"] == row["true_total"]

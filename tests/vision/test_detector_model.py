@@ -45,9 +45,9 @@ def test_concurrent_calls_give_the_same_answer(detector):
 
 
 MISREAD: dict[str, str] = {
-    "synth_s990000_000002": "m17: missing none; extra B4 B4",
-    "synth_s990000_000003": "m17: missing B6 F2; extra B4 F3",
-    "synth_s990001_000003": "m17: missing B1; extra none",
+    "synth_s990000_000002": "m18: missing none; extra B4 B4",
+    "synth_s990000_000003": "m18: missing B6 F2; extra B4 F3",
+    "synth_s990001_000003": "m18: missing B1; extra none",
 }
 
 
@@ -86,5 +86,5 @@ def test_the_shipped_model_json_spells_out_every_setting_the_detector_reads():
     """No setting of the shipped model comes from a code default that a later change could move."""
     spec = json.loads((DEFAULT_MODEL_DIR / "model.json").read_text(encoding="utf-8"))
     assert {"file", "imgsz", "conf", "iou", "zoom_below", "mirror_view", "window_below", "window_grid",
-            "window_overlap", "window_mirror"} <= set(spec["finder"])
+            "window_overlap", "window_mirror", "turn_rows"} <= set(spec["finder"])
     assert {"file", "input_wh", "pad", "views", "views_below", "not_a_tile_above"} <= set(spec["classifier"])

@@ -5,7 +5,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detector import DEFAULT_MODEL_DIR, Detector, main_cluster, merge_windows, photo_windows
+from vision.detector import DEFAULT_MODEL_DIR, Detector, main_cluster, merge_windows, photo_windows, runs_down, unturn
 
 
 class _SmallBlindFinder:
@@ -15,6 +15,7 @@ class _SmallBlindFinder:
     def __init__(self, min_side: float = 14):
         self.min_side = min_side
         self.runs = 0
+        self.across: list[bool] = []  # each run: whether what it found spread more across than down
 
     def run(self, _outputs, feed):
         self.runs += 1
@@ -25,6 +26,7 @@ class _SmallBlindFinder:
         for x, y, w, h, _area in stats[1:count]:
             if max(w, h) >= self.min_side:
                 rows.append([x + w / 2, y + h / 2, w, h, 0.9])
+        self.across.append(bool(len(rows) > 1 and np.std([r[0] for r in rows]) > np.std([r[1] for r in rows])))
         head = np.asarray(rows, np.float32).reshape(-1, 5).T
         return [head[None]]
 
@@ -41,6 +43,7 @@ def detector(monkeypatch):
     monkeypatch.setattr(found, "window_grid", (3, 2))
     monkeypatch.setattr(found, "window_overlap", 0.25)
     monkeypatch.setattr(found, "window_mirror", False)
+    monkeypatch.setattr(found, "turn_rows", True)
     return found
 
 
@@ -156,3 +159,60 @@ def test_the_zoom_looks_around_the_hand_when_strays_lie_far_from_it(detector):
     np.testing.assert_allclose(sorted(boxes.tolist())[:14], tiles, atol=3)
     # ... and the strays the windows found away from it stay (the zoom does not look at them again)
     np.testing.assert_allclose(sorted(boxes.tolist())[14:], [(950, 20, 974, 52), (960, 700, 984, 732)], atol=3)
+
+
+def test_boxes_found_in_a_turned_image_map_back_onto_it():
+    image = np.zeros((60, 100), np.uint8)
+    image[10:25, 70:90] = 1  # x 70..90, y 10..25
+    turned = np.rot90(image, k=-1)
+    ys, xs = np.nonzero(turned)
+    found = np.array([[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]], np.float32)
+    assert unturn(found, image.shape[0]).tolist() == [[70, 10, 90, 25]]
+
+
+@pytest.mark.parametrize("degrees, down", [(0, False), (30, False), (60, True), (90, True), (120, True), (160, False)])
+def test_a_hand_runs_down_the_photo_when_its_tiles_spread_more_down_than_across(degrees, down):
+    theta = np.deg2rad(degrees)
+    centres = [(500 + 40 * k * np.cos(theta), 500 + 40 * k * np.sin(theta)) for k in range(-7, 7)]
+    boxes = np.array([[x - 15, y - 20, x + 15, y + 20] for x, y in centres], np.float32)
+    assert runs_down(boxes) is down
+    assert runs_down(boxes[:1]) is False  # one tile has no direction
+
+
+def _column(photo, tiles):
+    for x1, y1, x2, y2 in tiles:
+        photo[y1:y2, x1:x2] = 255
+    return photo
+
+
+def test_a_hand_running_down_the_photo_is_looked_at_again_turned(detector):
+    # 8 tiles down a portrait photo, big enough at the 320 px scale for no zoom (32 px)
+    tiles = [(300, 60 + 110 * i, 400, 135 + 110 * i) for i in range(8)]
+    photo = _column(np.zeros((1000, 750, 3), np.uint8), tiles)
+    boxes, _ = detector.find_tiles(photo)
+    # the photo and its mirror image, then both again turned a quarter turn: rows across
+    assert detector._finder.runs == 4 and detector._finder.across == [False, False, True, True]
+    np.testing.assert_allclose(sorted(boxes.tolist(), key=lambda b: b[1]), tiles, atol=3)
+    detector.turn_rows = False
+    detector._finder.runs = 0
+    unturned, _ = detector.find_tiles(photo)
+    assert detector._finder.runs == 2
+    np.testing.assert_allclose(sorted(unturned.tolist(), key=lambda b: b[1]), tiles, atol=3)
+
+
+def test_a_small_hand_running_down_the_photo_is_zoomed_on_turned(detector):
+    # 14 tiles down a portrait photo, 16 px at the 320 px scale: the zoom follows, turned
+    tiles = [(350, 50 + 60 * i, 400, 90 + 60 * i) for i in range(14)]
+    photo = _column(np.zeros((1000, 750, 3), np.uint8), tiles)
+    boxes, _ = detector.find_tiles(photo)
+    assert detector._finder.runs == 4 and detector._finder.across == [False, False, True, True]
+    assert len(boxes) == 14
+    np.testing.assert_allclose(sorted(boxes.tolist(), key=lambda b: b[1]), tiles, atol=3)
+
+
+def test_a_hand_across_the_photo_is_not_turned(detector):
+    tiles = [(40 + 66 * i, 300, 100 + 66 * i, 400) for i in range(14)]
+    _column(photo := np.zeros((750, 1000, 3), np.uint8), tiles)
+    boxes, _ = detector.find_tiles(photo)
+    assert detector._finder.runs == 2 and detector._finder.across == [True, True]
+    assert len(boxes) == 14
