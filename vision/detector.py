@@ -61,9 +61,9 @@ WINDOW_FEW = 5
 WINDOW_GRID = (3, 2)  # ... it looks at 3 x 2 windows (along the long side, the short side) ...
 WINDOW_OVERLAP = 0.25  # ... neighbours sharing this share of a window
 WINDOW_MIRROR = True  # ... each with its mirror image too (as the whole photo; False: half the runs)
-# A hand whose tiles spread more down the photo than across it (shot from the side of the table)
-# is looked at turned a quarter turn, its rows across, as most training scenes show them: the
-# zoomed look at its group, or a second look at the whole photo when no zoom follows.
+# A photo whose tiles spread more down it than across it (a hand shot from the side of the table)
+# is read turned a quarter turn, its rows across as most training scenes show them, when the
+# finder is surer of it so (Detector._find_tiles).
 TURN_ROWS = True
 ZOOM_AREA = 0.6  # the zoom looks at a region of at most this share of the photo ...
 CLUSTER_LINK = 3.0  # ... around all tiles, else around the largest group with gaps under 3 tiles
@@ -478,16 +478,31 @@ class Detector:
         what they find when it is more tiles, and small ones. When the tiles come out small in the
         finder's input (a hand in a corner of a wide photo), the finder looks again at the region
         around them, at a larger scale (around the largest group of tiles when strays lie far
-        away; what the first look found away from that region stays). With `turn_rows`, a hand
-        whose tiles spread more down the photo than across it (`runs_down`: shot from the side of
-        the table) is looked at turned a quarter turn, its rows across as in most training scenes:
-        the zoomed look sees its region turned; with no zoom to follow, the whole photo is looked
-        at again turned, and that look is kept when it finds as many tiles. At most 2 + 2 x 6
-        windows + 2 = 16 finder runs with the mirror view; 2 for a photo that shows a whole hand
-        across at a size the finder sees, 4 for one running down.
+        away; what the first look found away from that region stays). With `turn_rows`, when the
+        first look's tiles spread more down the photo than across it (`runs_down`: a hand shot
+        from the side of the table, or a long row along a portrait photo), the finder looks at the
+        photo turned a quarter turn clockwise, its rows across as in most training scenes, and when
+        its scores over that look add up to at least those over the first, the photo is read
+        turned (windows, zoom) and the boxes are turned back. At most 2 + 2 + 2 x 6 windows + 2 =
+        18 finder runs with the mirror view; 2 for a photo that shows a whole hand across at a
+        size the finder sees, 4 for one running down.
         """
         confs = (self.finder_conf,) if floor is None else (self.finder_conf, min(floor, self.finder_conf))
         found, scale = self._find(rgb, confs)
+        if self.turn_rows and runs_down(found[0][0]):
+            turned_rgb = np.ascontiguousarray(np.rot90(rgb, k=-1))
+            turned, turned_scale = self._find(turned_rgb, confs)
+            if turned[0][1].sum() >= found[0][1].sum():  # the finder is surer of the turned photo
+                (boxes, scores), weak = self._after_first_look(turned_rgb, confs, turned, turned_scale)
+                height = rgb.shape[0]
+                return (unturn(boxes, height), scores), None if weak is None else (unturn(weak[0], height), weak[1])
+        return self._after_first_look(rgb, confs, found, scale)
+
+    def _after_first_look(
+        self, rgb: np.ndarray, confs: tuple[float, ...], found: list[tuple[np.ndarray, np.ndarray]], scale: float
+    ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray] | None]:
+        """`_find_tiles` from the first look at `rgb` on (`found`, `scale`: `_find`'s answer):
+        the windows or the zoomed look when they are called for."""
         if not self.zoom_below:
             return found[0], _below(found, self.finder_conf)
         first = found[0][0]
@@ -500,25 +515,17 @@ class Detector:
             return (boxes, scores), weak
         tile_size = _tile_size(boxes)
         if tile_size * scale >= self.zoom_below:
-            if self.turn_rows and runs_down(boxes):
-                turned = self._find_turned(rgb, confs)
-                if len(turned[0][0]) >= len(boxes):
-                    return turned[0], _below(turned, self.finder_conf)
             return (boxes, scores), weak
         height, width = rgb.shape[:2]
         region = zoom_region(boxes, width, height, margin=tile_size)
         around = len(boxes)
-        group = boxes
         if _area(region) > ZOOM_AREA * width * height:  # strays far from the hand: the largest group
             group = boxes[main_cluster(boxes, link=CLUSTER_LINK * tile_size)]
             region, around = zoom_region(group, width, height, margin=tile_size), len(group)
             if _area(region) > ZOOM_AREA * width * height:
                 return (boxes, scores), weak
         x1, y1, x2, y2 = region
-        if self.turn_rows and runs_down(group):
-            zoomed = self._find_turned(rgb[y1:y2, x1:x2], confs)
-        else:
-            zoomed, _ = self._find(rgb[y1:y2, x1:x2], confs)
+        zoomed, _ = self._find(rgb[y1:y2, x1:x2], confs)
         if len(zoomed[0][0]) < around:
             return (boxes, scores), weak
         offset = np.array([x1, y1, x1, y1], np.float32)
@@ -526,11 +533,6 @@ class Detector:
         # what the first look found away from the region (strays far from the hand) stays
         zoomed = [_with_outside(z, first_look, region) for z, first_look in zip(zoomed, found)]
         return zoomed[0], _below(zoomed, self.finder_conf)
-
-    def _find_turned(self, rgb: np.ndarray, confs: tuple[float, ...]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """`_find` on `rgb` turned a quarter turn clockwise, its boxes in pixels of `rgb`."""
-        found, _ = self._find(np.ascontiguousarray(np.rot90(rgb, k=-1)), confs)
-        return [(unturn(boxes, rgb.shape[0]), scores) for boxes, scores in found]
 
     def classify(self, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """Stage 2: class probabilities (len(boxes), 43) for each box, and with `not_a_tile_above`

@@ -185,12 +185,12 @@ def _column(photo, tiles):
     return photo
 
 
-def test_a_hand_running_down_the_photo_is_looked_at_again_turned(detector):
+def test_a_hand_running_down_the_photo_is_read_turned(detector):
     # 8 tiles down a portrait photo, big enough at the 320 px scale for no zoom (32 px)
     tiles = [(300, 60 + 110 * i, 400, 135 + 110 * i) for i in range(8)]
     photo = _column(np.zeros((1000, 750, 3), np.uint8), tiles)
     boxes, _ = detector.find_tiles(photo)
-    # the photo and its mirror image, then both again turned a quarter turn: rows across
+    # the photo and its mirror image, then both turned a quarter turn: rows across
     assert detector._finder.runs == 4 and detector._finder.across == [False, False, True, True]
     np.testing.assert_allclose(sorted(boxes.tolist(), key=lambda b: b[1]), tiles, atol=3)
     detector.turn_rows = False
@@ -201,12 +201,30 @@ def test_a_hand_running_down_the_photo_is_looked_at_again_turned(detector):
 
 
 def test_a_small_hand_running_down_the_photo_is_zoomed_on_turned(detector):
-    # 14 tiles down a portrait photo, 16 px at the 320 px scale: the zoom follows, turned
+    # 14 tiles down a portrait photo, 16 px at the 320 px scale: the zoom follows, on the turned photo
     tiles = [(350, 50 + 60 * i, 400, 90 + 60 * i) for i in range(14)]
     photo = _column(np.zeros((1000, 750, 3), np.uint8), tiles)
     boxes, _ = detector.find_tiles(photo)
-    assert detector._finder.runs == 4 and detector._finder.across == [False, False, True, True]
+    assert detector._finder.runs == 6 and detector._finder.across == [False, False, True, True, True, True]
     assert len(boxes) == 14
+    np.testing.assert_allclose(sorted(boxes.tolist(), key=lambda b: b[1]), tiles, atol=3)
+
+
+class _SurerOfColumns(_SmallBlindFinder):
+    """... scoring the patches 0.9 when they spread down its input, 0.5 when across."""
+
+    def run(self, outputs, feed):
+        [head] = super().run(outputs, feed)
+        head[:, 4] = 0.5 if self.across[-1] else 0.9
+        return [head]
+
+
+def test_a_hand_running_down_stays_as_it_is_when_the_finder_is_surer_of_it_so(detector, monkeypatch):
+    monkeypatch.setattr(detector, "_finder", _SurerOfColumns())
+    tiles = [(300, 60 + 110 * i, 400, 135 + 110 * i) for i in range(8)]
+    boxes, scores = detector.find_tiles(_column(np.zeros((1000, 750, 3), np.uint8), tiles))
+    assert detector._finder.runs == 4  # it looked at the turned photo ...
+    assert scores == pytest.approx([0.9] * 8)  # ... and kept the first look
     np.testing.assert_allclose(sorted(boxes.tolist(), key=lambda b: b[1]), tiles, atol=3)
 
 

@@ -189,15 +189,18 @@ def test_the_shipped_models_weak_boxes_leave_its_tiles_as_they_are():
     from vision.detector import get_detector
 
     data = Path(__file__).resolve().parent.parent / "data" / "detector"
-    case = sorted(data.glob("*.json"))[0]
-    rgb = decode_image((data / json.loads(case.read_text())["image"]).read_bytes())
     detector = get_detector()
-    tiles, faint = detector.detect_with_weak(rgb, 0.01)  # a low floor: some weak boxes on any photo
-    assert tiles == detector.detect(rgb) and faint
-    for d in faint:
-        assert d["score"] < detector.finder_conf and d["candidates"][0] == [d["tile"], d["score"]]
-    boxes = np.asarray([d["box"] for d in tiles + faint])
-    assert len(suppress_duplicates(boxes, np.arange(len(boxes))[::-1])) == len(boxes)
+    weak_photos = 0
+    for case in sorted(data.glob("*.json")):
+        rgb = decode_image((data / json.loads(case.read_text())["image"]).read_bytes())
+        tiles, faint = detector.detect_with_weak(rgb, 0.01)  # a low floor: weak boxes on some photos
+        assert tiles == detector.detect(rgb)
+        weak_photos += bool(faint)
+        for d in faint:
+            assert d["score"] < detector.finder_conf and d["candidates"][0] == [d["tile"], d["score"]]
+        boxes = np.asarray([d["box"] for d in tiles + faint])
+        assert len(suppress_duplicates(boxes, np.arange(len(boxes))[::-1])) == len(boxes)
+    assert weak_photos  # the check saw some
 
 
 class MissesOneTile:
