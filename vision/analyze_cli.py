@@ -242,8 +242,8 @@ def run_resolution_eval(args) -> int:
 
 
 def _below_minimum(score: dict) -> str:
-    """" (below the 8-point minimum)", and the total without the flowers when they are what
-    makes it look enough (they do not count towards the minimum)."""
+    """The total line's note for a total under the rule set's minimum, with the total without
+    the flowers when there are any (they do not count towards the minimum)."""
     from vision.annotate import flower_points
 
     flowers = flower_points(score)

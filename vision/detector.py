@@ -485,7 +485,7 @@ class Detector:
         its scores over that look add up to at least those over the first, the photo is read
         turned (windows, zoom) and the boxes are turned back. At most 2 + 2 + 2 x 6 windows + 2 =
         18 finder runs with the mirror view; 2 for a photo that shows a whole hand across at a
-        size the finder sees, 4 for one running down.
+        size the finder sees, 4 for one running down (6 when the turned photo is zoomed on).
         """
         confs = (self.finder_conf,) if floor is None else (self.finder_conf, min(floor, self.finder_conf))
         found, scale = self._find(rgb, confs)
@@ -501,8 +501,8 @@ class Detector:
     def _after_first_look(
         self, rgb: np.ndarray, confs: tuple[float, ...], found: list[tuple[np.ndarray, np.ndarray]], scale: float
     ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray] | None]:
-        """`_find_tiles` from the first look at `rgb` on (`found`, `scale`: `_find`'s answer):
-        the windows or the zoomed look when they are called for."""
+        """The rest of `_find_tiles` once the first look at `rgb` is taken (`found`, `scale`:
+        `_find`'s answer): the windows or the zoomed look when they are called for."""
         if not self.zoom_below:
             return found[0], _below(found, self.finder_conf)
         first = found[0][0]

@@ -44,7 +44,7 @@ def export_model(
             # a wide shot: under this many tiles found, look over windows of the photo (Detector._find_tiles)
             "window_below": WINDOW_BELOW, "window_grid": list(WINDOW_GRID), "window_overlap": WINDOW_OVERLAP,
             "window_mirror": WINDOW_MIRROR,
-            "turn_rows": TURN_ROWS,  # a hand running down the photo: looked at turned a quarter turn
+            "turn_rows": TURN_ROWS,  # a hand running down the photo: read turned a quarter turn
         },
         "classifier": {
             "file": CLASSIFIER_FILE, "input_wh": list(crop_wh), "pad": PAD,
