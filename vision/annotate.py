@@ -90,16 +90,21 @@ def _text(image: Image.Image, xy, text: str, size: int, fill, anchor: str = "la"
     image.paste(fill, (round(xy[0]) + left, round(xy[1]) + top), mask)
 
 
-def _draw_label(image, draw, xy, text, size, fill, anchor_below=False):
-    """A label with a filled background, its bottom-left at xy (top-left if anchor_below)."""
-    mask = _stamp(text, size)[0]
-    w, h = mask.size
-    x, y = round(xy[0]), round(xy[1])
+def _label_size(text: str, size: int) -> tuple[int, int]:
+    """A label's width and height: the text and its padding."""
+    w, h = _stamp(text, size)[0].size
     pad = max(1, size // 6)
-    y0 = y if anchor_below else y - h - 2 * pad
-    draw.rectangle([x, y0, x + w + 2 * pad, y0 + h + 2 * pad], fill=fill)
-    image.paste((255, 255, 255), (x + pad, y0 + pad), mask)
-    return w + 2 * pad
+    return w + 2 * pad, h + 2 * pad
+
+
+def _draw_label(image, draw, top_left, text, size, fill) -> None:
+    """A label with a filled background, its top-left corner at `top_left`."""
+    mask = _stamp(text, size)[0]
+    w, h = _label_size(text, size)
+    x, y = round(top_left[0]), round(top_left[1])
+    pad = max(1, size // 6)
+    draw.rectangle([x, y, x + w, y + h], fill=fill)
+    image.paste((255, 255, 255), (x + pad, y + pad), mask)
 
 
 def _draw_tiles(image: Image.Image, analysis: dict) -> None:
@@ -124,9 +129,17 @@ def _draw_tiles(image: Image.Image, analysis: dict) -> None:
             width=line * 2,
         )
 
+    from vision.detector import runs_down
+
+    # a hand running down the photo (shot from the side) is labelled beside its tiles: a column of
+    # tiles leaves no room above each one; tiles left of the hand's middle on the left, the others
+    # on the right
+    hand = np.array([t["box"] for t in tiles if t.get("role") != "stray"] or [t["box"] for t in tiles], float)
+    down = runs_down(hand)
+    middle = float(np.median((hand[:, 0] + hand[:, 2]) / 2))
     order = sorted(range(len(tiles)), key=lambda i: (tiles[i]["box"][0], tiles[i]["box"][1]))
     last_label_end: dict[int, float] = {}
-    for rank, i in enumerate(order):
+    for i in order:
         t = tiles[i]
         x1, y1, x2, y2 = t["box"]
         role = t.get("role", "concealed")
@@ -138,15 +151,20 @@ def _draw_tiles(image: Image.Image, analysis: dict) -> None:
         text = tile_label(t["tile"]) + ("?" if low else "")
         if role == "win":
             text = "和 " + text
+        fill = LOW_CONFIDENCE_COLOUR if low else colour
+        w, h = _label_size(text, label_size)
+        if down:
+            left = (x1 + x2) / 2 < middle - tile_w / 2
+            x = x1 - 3 * line - w if left else x2 + 3 * line  # clear of a meld's outline
+            _draw_label(image, draw, (min(max(0, x), width - w), (y1 + y2) / 2 - h / 2), text, label_size, fill)
+            continue
         # Labels go above the tile; when the previous label in this band would
         # be overlapped, this one goes below instead.
         band = round(y1 / max(1.0, tile_w))
-        below = last_label_end.get(band, -1e9) > x1
-        fill = LOW_CONFIDENCE_COLOUR if low else colour
-        if below:
-            _draw_label(image, draw, (x1, y2 + line), text, label_size, fill, anchor_below=True)
+        if last_label_end.get(band, -1e9) > x1:
+            _draw_label(image, draw, (x1, y2 + line), text, label_size, fill)
         else:
-            w = _draw_label(image, draw, (x1, y1 - line), text, label_size, fill)
+            _draw_label(image, draw, (x1, y1 - line - h), text, label_size, fill)
             last_label_end[band] = x1 + w
 
 

@@ -152,3 +152,31 @@ def test_a_total_under_the_minimum_says_so_in_the_title(fans, total, minimum, no
     score = {"total": total, "minimum": minimum, "meets_minimum": False,
              "fans": [{"key": k, "points": p, "count": c} for k, p, c in fans]}
     assert A._below_minimum(score) == note
+
+
+def _column_tiles(x, role, n=5, top=40):
+    return [{"tile": "B5", "box": [x, top + 50 * i, x + 40, top + 45 + 50 * i], "score": 0.9, "role": role,
+             "sideways": False, "low_confidence": False} for i in range(n)]
+
+
+def test_a_hand_running_down_the_photo_is_labelled_beside_its_tiles():
+    """A column of tiles leaves no room above each tile: the names go beside them, the left
+    column's on the left, the right column's on the right."""
+    meld, concealed = A.ROLE_COLOURS["meld"], A.ROLE_COLOURS["concealed"]
+    tiles = _column_tiles(150, "meld") + _column_tiles(260, "concealed")
+    result = {"tiles": tiles, "groups": [], "warnings": [], "alternatives": [], "hand": None, "score": None,
+              "error": {"code": "not_a_winning_hand", "message": "not a winning hand"}}
+    out = A.annotate(photo(480, 320), result)[:320]
+    is_meld, is_concealed = (out == meld).all(axis=2), (out == concealed).all(axis=2)
+    assert is_meld[:, :145].sum() > 300 and not is_meld[:, 195:].any()  # green names left of the left column
+    assert is_concealed[:, 305:].sum() > 300 and not is_concealed[:, :255].any()  # blue ones right of the right
+    assert not is_concealed[:35].any() and not is_meld[:35].any()  # nothing above the first tiles
+
+
+def test_a_hand_across_the_photo_is_labelled_above_its_tiles():
+    tiles = [{**t, "box": [t["box"][1] + 40, 150, t["box"][3] + 40, 190]} for t in _column_tiles(0, "concealed")]
+    result = {"tiles": tiles, "groups": [], "warnings": [], "alternatives": [], "hand": None, "score": None,
+              "error": {"code": "not_a_winning_hand", "message": "not a winning hand"}}
+    out = A.annotate(photo(480, 320), result)[:320]
+    is_concealed = (out == A.ROLE_COLOURS["concealed"]).all(axis=2)
+    assert is_concealed[:148].sum() > 300 and not is_concealed[192:].any()  # above the row, none below
