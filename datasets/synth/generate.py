@@ -19,6 +19,7 @@ from pathlib import Path
 
 ASPECTS = [((4, 3), 0.55), ((3, 2), 0.25), ((16, 9), 0.2)]
 RESERVED_SEEDS = 900000  # seeds from here on are kept for held-out evaluation sets
+MAX_HAND_DRAWS = 100  # hands drawn for one scene until one meets the minimum
 
 
 class SynthError(RuntimeError):
@@ -35,6 +36,18 @@ def _scorer():
     return random_winning_hand, score_hand
 
 
+def legal_win(rng: random.Random, random_winning_hand, score_hand) -> dict:
+    """A random winning hand worth the rule's minimum without its flowers (MCR: 8), as a player
+    can declare it: hands under it are drawn again from the same `rng` (since 30 Nov 17:50; before,
+    37% of the scenes showed hands no player could declare). Raises SynthError after
+    MAX_HAND_DRAWS."""
+    for _ in range(MAX_HAND_DRAWS):
+        hand = random_winning_hand(rng)
+        if score_hand(hand)["meets_minimum"]:
+            return hand
+    raise SynthError(f"no hand meeting the minimum in {MAX_HAND_DRAWS} draws")
+
+
 def image_size(rng: random.Random, long_sides: list[int]) -> tuple[int, int]:
     long = rng.choice(long_sides)
     (a, b) = rng.choices([a for a, _ in ASPECTS], [w for _, w in ASPECTS])[0]
@@ -47,7 +60,7 @@ def make_example(seed: int, index: int, long_sides: list[int], families: list[st
     from datasets.synth.scene import render_scene
     random_winning_hand, score_hand = _scorer()
     rng = random.Random(f"example:{seed}:{index}")
-    hand = random_winning_hand(random.Random(f"hand:{seed}:{index}"))
+    hand = legal_win(random.Random(f"hand:{seed}:{index}"), random_winning_hand, score_hand)
     size = image_size(rng, long_sides)
     scene = render_scene(hand, f"{seed}:{index}", size, families)
     hand = scene["hand"]

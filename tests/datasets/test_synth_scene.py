@@ -169,3 +169,29 @@ def test_a_styles_back_contrasts_with_its_faces():
         if np.linalg.norm(np.subtract(style.back, style.plate, dtype=float)) < BACK_CONTRAST:
             near.append((style.family, style.plate, style.back))
     assert not near, near[:3]
+
+
+def test_every_scene_shows_a_hand_a_player_can_declare():
+    """A scene's hand is worth the minimum without its flowers (MCR: 8), as any declared win is;
+    the first draws of seed 900000 include hands worth less (scene 0's is worth 4)."""
+    from datasets.synth.generate import legal_win
+
+    first = random_winning_hand(random.Random("hand:900000:0"))
+    assert not score_hand(first)["meets_minimum"]
+    for index in range(12):
+        hand = legal_win(random.Random(f"hand:900000:{index}"), random_winning_hand, score_hand)
+        assert score_hand(hand)["meets_minimum"]
+    assert make_example(900000, 0, [480])["record"]["score"]["meets_minimum"]
+
+
+def test_a_hand_under_the_minimum_is_drawn_again_and_the_draws_are_bounded():
+    from datasets.synth.generate import MAX_HAND_DRAWS, SynthError, legal_win
+
+    worth = iter([{"meets_minimum": False}, {"meets_minimum": False}, {"meets_minimum": True}])
+    draws = []
+    hand = legal_win(random.Random(1), lambda rng: draws.append(len(draws)) or {"draw": len(draws)},
+                     lambda hand: next(worth))
+    assert hand == {"draw": 3} and len(draws) == 3
+    with pytest.raises(SynthError):
+        legal_win(random.Random(1), lambda rng: {}, lambda hand: {"meets_minimum": False})
+    assert MAX_HAND_DRAWS >= 10
