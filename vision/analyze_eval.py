@@ -124,8 +124,6 @@ def evaluate(
 
     if seed < FRESH_SEEDS:
         raise ValueError(f"use a seed of {FRESH_SEEDS} or more: lower seeds may have been used for training")
-    if turn % 90:
-        raise ValueError(f"turn by a multiple of 90 degrees, not {turn}")
     results = []
     started = time.perf_counter()
     detect_seconds = 0.0
