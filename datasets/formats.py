@@ -152,7 +152,9 @@ def read_yolo_label(label: Path, n_classes: int) -> list[tuple[int, tuple[str, s
 
 
 def read_yolo(directory: str | Path) -> list[dict]:
-    """A YOLO folder (data.yaml with names, images/, labels/ with `cls cx cy w h` normalised)."""
+    """A YOLO folder (data.yaml with names, images/, labels/ with `cls cx cy w h` normalised).
+    A record has `ignore` too when the folder has ignore/NAME.txt (the same lines): regions an
+    evaluation does not score, such as `fanshot synth`'s strays cut by the frame."""
     root = Path(directory)
     data_yaml = root / "data.yaml"
     if not data_yaml.is_file():
@@ -169,13 +171,22 @@ def read_yolo(directory: str | Path) -> list[dict]:
         rel = img.relative_to(image_dir)
         label = (root / "labels" / rel).with_suffix(".txt")
         width, height = image_size(img)
-        boxes = []
-        for cls, fields in read_yolo_label(label, len(codes)):
-            cx, cy, w, h = (float(v) for v in fields)
-            box = [(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height]
-            boxes.append({"tile": codes[cls], "box": _clean_box(box)})
-        dataset.append({"file": str(img), "width": width, "height": height, "boxes": boxes})
+        record = {"file": str(img), "width": width, "height": height,
+                  "boxes": _yolo_boxes(label, codes, width, height)}
+        ignore = _yolo_boxes((root / "ignore" / rel).with_suffix(".txt"), codes, width, height)
+        if ignore:
+            record["ignore"] = ignore
+        dataset.append(record)
     return dataset
+
+
+def _yolo_boxes(label: Path, codes: list[str], width: int, height: int) -> list[dict]:
+    boxes = []
+    for cls, fields in read_yolo_label(label, len(codes)):
+        cx, cy, w, h = (float(v) for v in fields)
+        box = [(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height]
+        boxes.append({"tile": codes[cls], "box": _clean_box(box)})
+    return boxes
 
 
 def _place_image(src: str, dst: Path) -> None:

@@ -3,6 +3,9 @@ confusions and the share of images whose whole multiset of tiles is right.
 
 Pure numpy over plain data: `evaluate(pairs)` takes (ground truth, predictions) per
 image, as lists of {"tile", "box"[, "score"]}, so it can be tested without a model.
+A truth box with "ignore": true is an ignore region (a dataset's ignore/ folder: tiles cut by
+the frame): it is not asked for, and a prediction lying on it that matches no other truth box is
+left out of every figure (as KITTI's DontCare and COCO's crowd regions).
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import numpy as np
 from vision.classes import CLASSES
 
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
+IGNORE_OVERLAP = 0.5  # a prediction lies on an ignore region when this share of its box is inside it
 
 
 def intersections(boxes: np.ndarray, box: np.ndarray) -> np.ndarray:
@@ -61,6 +65,24 @@ def _match(truth: list[dict], predicted: list[dict], iou: float, same_class: boo
     return pairs
 
 
+def without_ignored(truth: list[dict], predicted: list[dict]) -> tuple[list[dict], list[dict], int]:
+    """The truth boxes to score, the predictions to score and how many were left out: those
+    matching no scored truth box (IoU 0.5, any class) with IGNORE_OVERLAP of their box inside an
+    ignore region."""
+    scored = [t for t in truth if not t.get("ignore")]
+    regions = _boxes([t for t in truth if t.get("ignore")])
+    if not len(regions):
+        return scored, predicted, 0
+    matched = {j for _, j in _match(scored, predicted, 0.5, same_class=False)}
+    kept = []
+    for j, p in enumerate(predicted):
+        box = np.asarray(p["box"], np.float64)
+        area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-9)
+        if j in matched or intersections(regions, box).max() / area < IGNORE_OVERLAP:
+            kept.append(p)
+    return scored, kept, len(predicted) - len(kept)
+
+
 def _average_precision(scores: list[float], hits: list[bool], n_truth: int) -> float:
     """COCO-style AP (101-point interpolated precision/recall curve)."""
     if n_truth == 0:
@@ -85,8 +107,11 @@ def evaluate(pairs: list[tuple[list[dict], list[dict]]], top_confusions: int = 1
     found = Counter()
     tp50 = n_pred = located = 0
     confusions: Counter = Counter()
-    exact = 0
+    exact = regions = left_out = 0
     for truth, predicted in pairs:
+        regions += sum(1 for t in truth if t.get("ignore"))
+        truth, predicted, dropped = without_ignored(truth, predicted)
+        left_out += dropped
         n_truth.update(d["tile"] for d in truth)
         n_pred += len(predicted)
         for threshold in IOU_THRESHOLDS:
@@ -119,6 +144,8 @@ def evaluate(pairs: list[tuple[list[dict], list[dict]]], top_confusions: int = 1
         "map50": map50,
         "map50_95": map50_95,
         "exact_images": exact / len(pairs) if pairs else 0.0,
+        "ignore_regions": regions,
+        "ignored_predictions": left_out,
         # the two stages apart: boxes found whatever their class, and the share of those named right
         "located_precision": located / n_pred if n_pred else 0.0,
         "located_recall": located / total_truth if total_truth else 0.0,
@@ -138,7 +165,7 @@ def detect_dataset(
     from vision.detector import detect_photo
 
     return [
-        (record["boxes"], detect_photo(detector, Path(record["file"]).read_bytes(), max_side=max_side,
+        (record["boxes"] + [dict(b, ignore=True) for b in record.get("ignore", [])], detect_photo(detector, Path(record["file"]).read_bytes(), max_side=max_side,
                                        one_set=one_set)["detections"])
         for record in records
     ]
@@ -151,6 +178,8 @@ def format_report(metrics: dict) -> str:
         f"precision {metrics['precision']:.3f}  recall {metrics['recall']:.3f}  "
         f"mAP50 {metrics['map50']:.3f}  mAP50-95 {metrics['map50_95']:.3f}",
         f"images exactly right (multiset of tiles): {metrics['exact_images']:.1%}",
+        *([f"ignore regions {metrics['ignore_regions']} (tiles cut by the frame: not asked for); "
+           f"predictions on them left out {metrics['ignored_predictions']}"] if metrics.get("ignore_regions") else []),
         f"tiles located (any class, IoU 0.5): precision {metrics['located_precision']:.3f}  "
         f"recall {metrics['located_recall']:.3f};  located tiles named right {metrics['named_right']:.3f}",
         "per-class recall: "

@@ -74,7 +74,8 @@ def negative_crops(records: list[dict], load_rgb, find) -> tuple[np.ndarray, np.
     for record in records:
         rgb = load_rgb(record)
         found = np.asarray(find(rgb), np.float32).reshape(-1, 4)
-        truth = np.asarray([b["box"] for b in record["boxes"]], np.float32).reshape(-1, 4)
+        tiles = record["boxes"] + record.get("ignore", [])  # a stray cut by the frame is a tile too
+        truth = np.asarray([b["box"] for b in tiles], np.float32).reshape(-1, 4)
         overlap = iou_matrix(found, truth).max(axis=1) if len(truth) else np.zeros(len(found))
         area = ((found[:, 2] - found[:, 0]) * (found[:, 3] - found[:, 1])).clip(1e-6)
         # the share of each box that labelled boxes cover (summed: tiles hardly overlap)

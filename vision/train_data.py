@@ -7,7 +7,8 @@ rewritten. The result is an ultralytics dataset:
 
     OUT/data.yaml   path: OUT, train: train.txt, val: val.txt, names: {0: tile}
     OUT/images/     symlinks to the sources' images (names kept, so they must not clash)
-    OUT/labels/     one `0 cx cy w h` line per box
+    OUT/labels/     one `0 cx cy w h` line per box (a source's ignore/ boxes too: tiles cut by
+                    the frame are tiles to find, though too little may show to name them)
     OUT/train.txt, OUT/val.txt   absolute paths under OUT/images (a repeated image is listed again)
 
 Sources:
@@ -116,8 +117,8 @@ def tile_label_lines(label: Path, n_classes: int) -> list[str]:
     return ["0 " + " ".join(fields) for _, fields in boxes]
 
 
-def _label_path(root: Path, image: Path) -> Path:
-    return (root / "labels" / image.relative_to(root / "images")).with_suffix(".txt")
+def _label_path(root: Path, image: Path, folder: str = "labels") -> Path:
+    return (root / folder / image.relative_to(root / "images")).with_suffix(".txt")
 
 
 class _Builder:
@@ -135,7 +136,8 @@ class _Builder:
             if self.placed[name] != source:
                 raise FinderDataError(f"two sources have an image named {name}: {self.placed[name]} and {source}")
             return str(self.out / "images" / name)
-        lines = tile_label_lines(_label_path(root, image), n_classes)
+        lines = [line for folder in ("labels", "ignore")
+                 for line in tile_label_lines(_label_path(root, image, folder), n_classes)]
         link = self.out / "images" / name
         if link.is_symlink() or link.exists():
             link.unlink()

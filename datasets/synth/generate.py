@@ -2,8 +2,10 @@
 
     DIR/images/NAME.jpg     the photo
     DIR/labels/NAME.txt     YOLO boxes, our 43 classes (BACK = 42 for face-down tiles)
-    DIR/records/NAME.json   {"hand", "score", "boxes": [{"tile", "box", "role"}], "image", "width",
-                            "height", "style", "seed", "index"}
+    DIR/ignore/NAME.txt     YOLO boxes of the strays cut by the frame (ignore regions; only when
+                            the photo has some)
+    DIR/records/NAME.json   {"hand", "score", "boxes": [{"tile", "box", "role", "shown"[, "ignore"]}],
+                            "image", "width", "height", "style", "seed", "index"}
     DIR/data.yaml, DIR/train.txt, DIR/val.txt (every 20th image is val)
 
 Image i depends only on (seed, i): the same command gives the same files whatever the
@@ -65,7 +67,7 @@ def make_example(seed: int, index: int, long_sides: list[int], families: list[st
     scene = render_scene(hand, f"{seed}:{index}", size, families)
     hand = scene["hand"]
     score = score_hand(hand)
-    boxes = [{"tile": t["tile"], "box": t["box"], "role": t["role"]} for t in scene["tiles"]]
+    boxes = [{k: t[k] for k in ("tile", "box", "role", "shown", "ignore") if k in t} for t in scene["tiles"]]
     return {"image": scene["image"], "scene": scene,
             "record": {"hand": hand, "score": score, "boxes": boxes, "width": size[0], "height": size[1],
                        "style": scene["style"], "seed": seed, "index": index}}
@@ -88,10 +90,17 @@ def _write(job) -> int:
                            [cv2.IMWRITE_JPEG_QUALITY, quality])
     out = Path(out)
     (out / "images" / f"{name}.jpg").write_bytes(buf.tobytes())
-    lines = yolo_label_lines({"width": record["width"], "height": record["height"], "boxes": record["boxes"]})
-    (out / "labels" / f"{name}.txt").write_text("".join(line + "\n" for line in lines))
+    size = {"width": record["width"], "height": record["height"]}
+    labels = [b for b in record["boxes"] if not b.get("ignore")]
+    cut = [b for b in record["boxes"] if b.get("ignore")]
+    (out / "labels" / f"{name}.txt").write_text("".join(f"{line}\n" for line in yolo_label_lines({**size, "boxes": labels})))
+    if cut:
+        (out / "ignore").mkdir(exist_ok=True)
+        (out / "ignore" / f"{name}.txt").write_text("".join(f"{line}\n" for line in yolo_label_lines({**size, "boxes": cut})))
+    else:
+        (out / "ignore" / f"{name}.txt").unlink(missing_ok=True)
     (out / "records" / f"{name}.json").write_text(json.dumps(record, ensure_ascii=False))
-    return len(record["boxes"])
+    return len(labels)
 
 
 def _keep_freed_memory():

@@ -94,10 +94,14 @@ def test_synth_command_writes_a_yolo_dataset_with_records(tmp_path):
     for rec in data:
         record = json.loads((out / "records" / (rec["file"].rsplit("/", 1)[1][:-4] + ".json")).read_text())
         assert {"hand", "score", "boxes"} <= set(record)
-        assert [b["tile"] for b in record["boxes"]] == [b["tile"] for b in rec["boxes"]]
-        for mine, yolo in zip(record["boxes"], rec["boxes"]):
-            assert mine["box"] == pytest.approx(yolo["box"], abs=0.01)
+        # labels/ holds the tiles to name, ignore/ the strays cut by the frame
+        for key, boxes in (("boxes", [b for b in record["boxes"] if not b.get("ignore")]),
+                           ("ignore", [b for b in record["boxes"] if b.get("ignore")])):
+            assert [b["tile"] for b in boxes] == [b["tile"] for b in rec.get(key, [])]
+            for mine, yolo in zip(boxes, rec.get(key, [])):
+                assert mine["box"] == pytest.approx(yolo["box"], abs=0.01)
         assert {b["role"] for b in record["boxes"]} >= {"concealed", "winning tile"}
+    assert any("ignore" in rec for rec in data)
 
 
 def test_synth_is_deterministic_whatever_the_number_of_workers(tmp_path):

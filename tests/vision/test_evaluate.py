@@ -58,3 +58,24 @@ def test_low_scored_false_positive_ranks_below_true_ones():
     m = evaluate([(truth, predicted)])
     assert m["map50"] == pytest.approx(1.0)  # the extra box comes after full recall
     assert m["precision"] == pytest.approx(2 / 3) and m["exact_images"] == 0.0
+
+
+def test_ignore_regions_are_neither_asked_for_nor_held_against_the_detector():
+    cut = dict(_tile("W3", 100), ignore=True)  # a stray cut by the frame
+    truth = [_tile("B5", 0), _tile("W1", 20), cut]
+    # read it or not, as anything: the image is exactly right either way
+    for on_cut in ([], [_tile("W1", 100, 0.4)], [{"tile": "W1", "box": [102, 2, 108, 12], "score": 0.3}]):
+        m = evaluate([(truth, [_tile("B5", 0, 0.9), _tile("W1", 20, 0.9), *on_cut])])
+        assert m["exact_images"] == 1.0 and m["precision"] == m["recall"] == 1.0
+        assert m["boxes"] == 2 and m["predictions"] == 2
+        assert m["ignore_regions"] == 1 and m["ignored_predictions"] == len(on_cut)
+    # a box elsewhere is still an extra one, and a tile missed is still missed
+    m = evaluate([(truth, [_tile("B5", 0, 0.9), _tile("W1", 20, 0.9), _tile("W1", 60, 0.5)])])
+    assert m["exact_images"] == 0.0 and m["precision"] == pytest.approx(2 / 3)
+    m = evaluate([(truth, [_tile("B5", 0, 0.9), _tile("W1", 100, 0.9)])])
+    assert m["exact_images"] == 0.0 and m["recall"] == 0.5 and m["ignored_predictions"] == 1
+    # a box that matches a tile to name stays, even where it overlaps an ignore region
+    beside = dict(_tile("W3", 5), ignore=True)
+    m = evaluate([([_tile("B5", 0), beside], [_tile("W9", 0, 0.9)])])
+    assert m["predictions"] == 1 and m["confusions"] == [{"truth": "B5", "predicted": "W9", "count": 1}]
+    assert m["ignored_predictions"] == 0

@@ -65,6 +65,17 @@ def test_negative_crops_are_the_finders_boxes_on_no_labelled_tile():
     assert empty.shape == (0, ch, cw, 3) and none.shape == (0,)
 
 
+def test_a_box_on_a_stray_cut_by_the_frame_is_no_negative_crop():
+    # the stray is an ignore region (too little of it shows to name it), still a tile
+    rgb = np.full((200, 300, 3), 90, np.uint8)
+    rgb[60:130, 270:300] = 250
+    record = {"boxes": [], "ignore": [{"tile": "W3", "box": [270, 60, 300, 130]}]}
+    crops, labels = negative_crops([record], lambda r: rgb, lambda image: np.asarray([[268, 58, 300, 131]]))
+    assert len(labels) == 0
+    crops, labels = negative_crops([{"boxes": []}], lambda r: rgb, lambda image: np.asarray([[268, 58, 300, 131]]))
+    assert labels.tolist() == [NOT_A_TILE]
+
+
 def test_a_box_across_a_walls_backs_is_no_negative_crop():
     # four backs side by side, each labelled; one finder box spans them all: its IoU with each is
     # under 0.2, but it is all tiles (taught as "not a tile", backs would go)

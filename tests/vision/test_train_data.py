@@ -60,6 +60,19 @@ def test_merges_real_and_synthetic_sets_into_one_tile_class(tmp_path, capsys):
     assert lines(out / "labels" / "real_001.txt") == ["0 0.5 0.5 0.1 0.2", "0 0.5 0.5 0.2 0.2"]
 
 
+def test_a_sources_ignore_regions_are_tiles_to_find(tmp_path):
+    """`fanshot synth` writes the strays cut by the frame to ignore/: the finder still learns them."""
+    make_yolo(tmp_path / "real", "real", 2, CODES, split=(1,))
+    make_yolo(tmp_path / "synth", "syn", 2, CODES)
+    (tmp_path / "synth" / "ignore").mkdir()
+    (tmp_path / "synth" / "ignore" / "syn_001.txt").write_text("2 0.98 0.5 0.04 0.2\n")
+    out = tmp_path / "out"
+    assert main(["train", "finder-data", "--real", str(tmp_path / "real"), "--synth", str(tmp_path / "synth"),
+                 "--out", str(out)]) == 0
+    assert lines(out / "labels" / "syn_001.txt") == ["0 0.5 0.5 0.1 0.2", "0 0.5 0.5 0.2 0.2", "0 0.98 0.5 0.04 0.2"]
+    assert lines(out / "labels" / "syn_000.txt") == ["0 0.5 0.5 0.1 0.2"]
+
+
 def test_an_image_in_both_train_and_val_is_refused(tmp_path, capsys):
     make_yolo(tmp_path / "real", "real", 2, CODES, split=(1,))
     make_yolo(tmp_path / "synth", "syn", 4, CODES)
