@@ -12,10 +12,13 @@ from PIL import Image
 DEFAULT_PHOTO = Path(__file__).resolve().parent.parent / "tests" / "data" / "detector"
 
 
-def phone_jpeg(source: Path, size: tuple[int, int] = (4000, 3000), quality: int = 92) -> bytes:
-    """A 12 MP JPEG made in memory from `source` (scaled to cover `size`, centre crop)."""
+def phone_jpeg(source: Path, long_side: int = 4000, quality: int = 92) -> bytes:
+    """A 12 MP JPEG made in memory from `source`: 4:3 in the source's own orientation (4000x3000,
+    or 3000x4000 for a portrait source), scaled to cover it and cropped in the centre."""
     with Image.open(source) as image:
         image = image.convert("RGB")
+        short = long_side * 3 // 4
+        size = (long_side, short) if image.width >= image.height else (short, long_side)
         scale = max(size[0] / image.width, size[1] / image.height)
         image = image.resize((round(image.width * scale), round(image.height * scale)), Image.BICUBIC)
         left, top = (image.width - size[0]) // 2, (image.height - size[1]) // 2
@@ -25,41 +28,52 @@ def phone_jpeg(source: Path, size: tuple[int, int] = (4000, 3000), quality: int 
     return buffer.getvalue()
 
 
-def _percentiles(function, runs: int) -> tuple[float, float]:
-    function()  # warm-up
-    times = []
+def _percentiles(functions: list, runs: int) -> tuple[float, float, list[float]]:
+    """p50 and p95 over `runs` calls of each function (taken in turn, so that a slow spell of the
+    machine falls on all of them), and each function's own p50."""
+    for function in functions:
+        function()  # warm-up
+    times: list[list[float]] = [[] for _ in functions]
     for _ in range(runs):
-        began = time.perf_counter()
-        function()
-        times.append((time.perf_counter() - began) * 1000)
-    return float(np.percentile(times, 50)), float(np.percentile(times, 95))
+        for function, own in zip(functions, times):
+            began = time.perf_counter()
+            function()
+            own.append((time.perf_counter() - began) * 1000)
+    pooled = [t for own in times for t in own]
+    return float(np.percentile(pooled, 50)), float(np.percentile(pooled, 95)), [float(np.median(t)) for t in times]
 
 
 def bench(photo: Path | None, runs: int, detector, max_side: int) -> list[tuple[str, float, float, int]]:
-    """(case, p50 ms, p95 ms, tiles found) for the three cases; the first is the photo read as
-    every door reads it (vision.detector.read_photo, first look at least `max_side` long)."""
+    """(case, p50 ms, p95 ms, tiles found) for a 12 MP JPEG read as every door reads it
+    (vision.detector.read_photo, first look at least `max_side` long), decode included and
+    excluded, and for a 640 px image. Without `photo`: the committed test photos, each made a 12 MP
+    JPEG in its own orientation (`runs` reads of each, pooled; the hands of some run down the
+    photo, which costs the turned look), then each photo's own p50."""
     from vision.decode import decode_image
     from vision.detector import read_photo
 
     if photo is None:
-        candidates = sorted(DEFAULT_PHOTO.glob("*.jpg"))
-        if not candidates:
+        sources = sorted(DEFAULT_PHOTO.glob("*.jpg"))
+        if not sources:
             raise FileNotFoundError(f"no photo given and no test image in {DEFAULT_PHOTO}")
-        data = phone_jpeg(candidates[0])
+        datas = [phone_jpeg(source) for source in sources]
+        names = [source.stem for source in sources]
     else:
-        data = Path(photo).read_bytes()
-    rgb, _ = read_photo(detector, data, first_side=max_side)
-    full = decode_image(data)
+        datas, names = [Path(photo).read_bytes()], [Path(photo).name]
+    read = [read_photo(detector, data, first_side=max_side) for data in datas]
+    full = decode_image(datas[0])
     small = np.asarray(Image.fromarray(full).resize((640, round(640 * full.shape[0] / full.shape[1]))))
-    cases = [
-        (f"{full.shape[1]}x{full.shape[0]} JPEG, read_photo (decode at {rgb.shape[1]}x{rgb.shape[0]} + detect)",
-         lambda: read_photo(detector, data, first_side=max_side), rgb),
-        (f"{full.shape[1]}x{full.shape[0]} JPEG, detect only (decoded {rgb.shape[1]}x{rgb.shape[0]})",
-         lambda: detector.detect(rgb), rgb),
-        (f"{small.shape[1]}x{small.shape[0]} image, detect only", lambda: detector.detect(small), small),
-    ]
+    what = f"{full.shape[1]}x{full.shape[0]} JPEG" if len(datas) == 1 else f"12 MP JPEGs ({len(datas)} test photos)"
+    tiles = sum(len(found) for _, found in read)
     results = []
-    for name, function, image in cases:
-        p50, p95 = _percentiles(function, runs)
-        results.append((name, p50, p95, len(detector.detect(image))))
+    p50, p95, own = _percentiles([lambda d=data: read_photo(detector, d, first_side=max_side) for data in datas], runs)
+    results.append((f"{what}, read_photo (decode + detect)", p50, p95, tiles))
+    p50, p95, _ = _percentiles([lambda r=rgb: detector.detect(r) for rgb, _ in read], runs)
+    decoded = "decoded" if len(datas) > 1 else f"decoded {read[0][0].shape[1]}x{read[0][0].shape[0]}"
+    results.append((f"{what}, detect only ({decoded})", p50, p95, tiles))
+    p50, p95, _ = _percentiles([lambda: detector.detect(small)], runs)
+    results.append((f"{small.shape[1]}x{small.shape[0]} image, detect only", p50, p95, len(detector.detect(small))))
+    if len(datas) > 1:
+        for name, (rgb, found), ms in zip(names, read, own):
+            results.append((f"  {name} ({rgb.shape[1]}x{rgb.shape[0]} read), read_photo", ms, float("nan"), len(found)))
     return results
