@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from vision.detector import DETECT_MAX_SIDE, VIEW_FLIPS, detect_photo
+from vision.train_hard import UNSURE_BELOW
 
 
 def register(subparsers) -> None:
@@ -73,6 +74,15 @@ def register(subparsers) -> None:
                             "(the classifier's 'not a tile'; for fully labelled synthetic scenes)")
     crops.add_argument("--out", required=True)
     crops.set_defaults(func=_train_crops)
+
+    hard = stages.add_parser("hard-crops", help="the crops a classifier checkpoint names wrong or is unsure of, into an NPZ")
+    hard.add_argument("--crops", nargs="+", required=True, help="crop NPZs (`train crops`)")
+    hard.add_argument("--data", nargs="+", default=None,
+                      help="the synth folder each NPZ was cut from: its strays touching the frame are left out")
+    hard.add_argument("--classifier", required=True, help="classifier checkpoint (last.pt)")
+    hard.add_argument("--unsure-below", type=float, default=UNSURE_BELOW, help="a crop named right under this is hard too")
+    hard.add_argument("--out", required=True)
+    hard.set_defaults(func=_train_hard_crops)
 
     classifier = stages.add_parser("classifier", help="stage 2: the crop classifier (resumes RUN/last.pt)")
     classifier.add_argument("--crops", nargs="+", required=True, help="training NPZs")
@@ -246,6 +256,17 @@ def _train_crops(args) -> int:
             return detector.find_tiles(rgb, floor=WEAK_FLOOR)[0]
 
     save_crops(records, args.out, find)
+    return 0
+
+
+def _train_hard_crops(args) -> int:
+    from vision.train_hard import save_hard_crops
+
+    try:
+        counts = save_hard_crops(args.crops, args.data, args.classifier, args.out, args.unsure_below)
+    except (OSError, ValueError) as exc:
+        return _fail(f"train hard-crops: {exc}")
+    print(json.dumps(counts))
     return 0
 
 
