@@ -165,8 +165,8 @@ def detect_dataset(
     from vision.detector import detect_photo
 
     return [
-        (record["boxes"] + [dict(b, ignore=True) for b in record.get("ignore", [])], detect_photo(detector, Path(record["file"]).read_bytes(), max_side=max_side,
-                                       one_set=one_set)["detections"])
+        (record["boxes"] + [dict(b, ignore=True) for b in record.get("ignore", [])],
+         detect_photo(detector, Path(record["file"]).read_bytes(), max_side=max_side, one_set=one_set)["detections"])
         for record in records
     ]
 

@@ -93,10 +93,13 @@ def _write(job) -> int:
     size = {"width": record["width"], "height": record["height"]}
     labels = [b for b in record["boxes"] if not b.get("ignore")]
     cut = [b for b in record["boxes"] if b.get("ignore")]
-    (out / "labels" / f"{name}.txt").write_text("".join(f"{line}\n" for line in yolo_label_lines({**size, "boxes": labels})))
+    def lines(boxes):
+        return "".join(f"{line}\n" for line in yolo_label_lines({**size, "boxes": boxes}))
+
+    (out / "labels" / f"{name}.txt").write_text(lines(labels))
     if cut:
         (out / "ignore").mkdir(exist_ok=True)
-        (out / "ignore" / f"{name}.txt").write_text("".join(f"{line}\n" for line in yolo_label_lines({**size, "boxes": cut})))
+        (out / "ignore" / f"{name}.txt").write_text(lines(cut))
     else:
         (out / "ignore" / f"{name}.txt").unlink(missing_ok=True)
     (out / "records" / f"{name}.json").write_text(json.dumps(record, ensure_ascii=False))
