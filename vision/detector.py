@@ -29,6 +29,7 @@ from vision.evaluate import intersections, iou_matrix
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 MODEL_JSON = "model.json"
+FINDER_STRIDE = 32  # the finder's largest stride: a canvas of free shape is a multiple of it
 DEFAULT_THREADS = 2  # onnxruntime threads per detection (a command detecting one photo at a time)
 # Two boxes whose intersection covers more than this share of the smaller one are one tile
 # (the layout's duplicate threshold too) ...
@@ -84,16 +85,19 @@ class ModelNotFoundError(RuntimeError):
     code = "model_not_found"
 
 
-def letterbox(rgb: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[float, float]]:
-    """Fit `rgb` into a size x size square (grey padding); returns (image, scale, (pad_x, pad_y))."""
+def letterbox(rgb: np.ndarray, size: int, stride: int | None = None) -> tuple[np.ndarray, float, tuple[float, float]]:
+    """Fit `rgb` into a size x size square (grey padding), or with `stride` into the smallest
+    canvas of multiples of it that holds the photo at that scale (its long side `size`: a 4:3
+    photo at 320 x 256, as ultralytics validates); returns (image, scale, (pad_x, pad_y))."""
     height, width = rgb.shape[:2]
     scale = min(size / width, size / height)
     new_w, new_h = max(1, round(width * scale)), max(1, round(height * scale))
     interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     resized = cv2.resize(rgb, (new_w, new_h), interpolation=interpolation)
-    pad_x, pad_y = (size - new_w) / 2, (size - new_h) / 2
+    canvas_w, canvas_h = (size, size) if stride is None else (-(-new_w // stride) * stride, -(-new_h // stride) * stride)
+    pad_x, pad_y = (canvas_w - new_w) / 2, (canvas_h - new_h) / 2
     top, left = int(round(pad_y - 0.1)), int(round(pad_x - 0.1))
-    canvas = np.full((size, size, 3), 114, np.uint8)
+    canvas = np.full((canvas_h, canvas_w, 3), 114, np.uint8)
     canvas[top : top + new_h, left : left + new_w] = resized
     return canvas, scale, (left, top)
 
@@ -389,6 +393,10 @@ class Detector:
         self._finder = _session(self.model_dir / finder["file"], self.threads)
         self._classifier = _session(self.model_dir / classifier["file"], self.threads)
         self._finder_input = self._finder.get_inputs()[0].name
+        # a finder exported with free height and width (m21 on) reads a canvas fitted to the
+        # photo's shape (FINDER_STRIDE multiples), a fixed one a square
+        fixed = all(isinstance(d, int) for d in self._finder.get_inputs()[0].shape[2:])
+        self._finder_stride = None if fixed else FINDER_STRIDE
         self._classifier_input = self._classifier.get_inputs()[0].name
         outputs = self._classifier.get_outputs()[0].shape[-1]
         if isinstance(outputs, int) and outputs != len(self.classes) + (self.not_a_tile_above is not None):
@@ -421,7 +429,7 @@ class Detector:
         scores, and the letterbox scale. When the model asks for it (`finder.mirror_view`; `mirror`
         overrides it) it looks at the mirror image of the letterboxed photo too, and `fuse_views`
         merges the two views (each view kept down to half the threshold)."""
-        canvas, scale, (pad_x, pad_y) = letterbox(rgb, self.finder_size)
+        canvas, scale, (pad_x, pad_y) = letterbox(rgb, self.finder_size, self._finder_stride)
         if self.finder_mirror if mirror is None else mirror:
             halves = tuple(c / 2 for c in confs)
             found = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.detector import ModelNotFoundError, crop_tiles, decode_yolo, get_detector, letterbox, zoom_region
+from vision.detector import Detector, ModelNotFoundError, crop_tiles, decode_yolo, get_detector, letterbox, zoom_region
 
 
 def test_letterbox_keeps_aspect_and_centres():
@@ -14,6 +14,32 @@ def test_letterbox_keeps_aspect_and_centres():
     assert scale == pytest.approx(1.6)
     assert (pad_x, pad_y) == (0, 80)
     assert canvas[0, 0].tolist() == [114, 114, 114] and canvas[160, 160].tolist() == [0, 0, 0]
+
+
+def test_letterbox_to_the_photos_shape_in_multiples_of_the_stride():
+    rgb = np.zeros((300, 400, 3), np.uint8)  # 4:3: 320 x 240, padded to 320 x 256
+    canvas, scale, (pad_x, pad_y) = letterbox(rgb, 320, stride=32)
+    assert canvas.shape == (256, 320, 3) and scale == pytest.approx(0.8) and (pad_x, pad_y) == (0, 8)
+    assert canvas[7, 160].tolist() == [114] * 3 and canvas[8, 160].tolist() == [0] * 3
+    assert canvas[248, 160].tolist() == [114] * 3 and canvas[247, 160].tolist() == [0] * 3
+    tall, _, (pad_x, pad_y) = letterbox(np.zeros((1000, 90, 3), np.uint8), 320, stride=32)
+    assert tall.shape == (320, 32, 3) and (pad_x, pad_y) == (1, 0)  # 29 px wide, in 32
+
+
+def test_a_finder_of_free_input_shape_reads_a_canvas_of_the_photos_shape():
+    shapes = []
+
+    class Finder:  # records the input it is given; finds nothing
+        def run(self, _, feeds):
+            shapes.append(next(iter(feeds.values())).shape)
+            return [np.zeros((1, 5, 0), np.float32)]
+
+    detector = Detector()
+    assert detector._finder_stride == 32  # the shipped finder (m21 on) takes any multiple of 32
+    detector._finder = Finder()
+    detector._find(np.zeros((300, 400, 3), np.uint8), (0.35,), mirror=False)
+    detector._find(np.zeros((900, 300, 3), np.uint8), (0.35,), mirror=False)
+    assert shapes == [(1, 3, 256, 320), (1, 3, 320, 128)]
 
 
 def _head(rows):
