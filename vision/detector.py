@@ -422,32 +422,42 @@ class Detector:
             found.append((boxes, scores))
         return found
 
+    def _glance(self, rgb: np.ndarray, confs: tuple[float, ...]) -> tuple[list[tuple[np.ndarray, np.ndarray]], float, Glance]:
+        """The finder's plain view of `rgb` alone: for each threshold of `confs` the boxes (xyxy
+        in pixels of `rgb`) and scores, the letterbox scale, and the `Glance` that lets `_find`
+        add the mirror image later without running the plain view again (the turn is decided on
+        it: one finder run less for a hand running down the photo)."""
+        canvas, scale, pad = letterbox(rgb, self.finder_size, self._finder_stride)
+        levels = tuple(c / 2 for c in confs) if self.finder_mirror else confs
+        glance = Glance(canvas, scale, pad, self._finder_boxes(canvas, levels))
+        seen = [(boxes[scores >= conf], scores[scores >= conf]) for conf, (boxes, scores) in zip(confs, glance.plain)]
+        return _in_photo(seen, rgb.shape, scale, pad), scale, glance
+
     def _find(
-        self, rgb: np.ndarray, confs: tuple[float, ...], mirror: bool | None = None
+        self, rgb: np.ndarray, confs: tuple[float, ...], mirror: bool | None = None, glance: Glance | None = None
     ) -> tuple[list[tuple[np.ndarray, np.ndarray]], float]:
         """The finder on `rgb` at each threshold of `confs`: boxes (xyxy in pixels of `rgb`) and
         scores, and the letterbox scale. When the model asks for it (`finder.mirror_view`; `mirror`
         overrides it) it looks at the mirror image of the letterboxed photo too, and `fuse_views`
-        merges the two views (each view kept down to half the threshold)."""
-        canvas, scale, (pad_x, pad_y) = letterbox(rgb, self.finder_size, self._finder_stride)
+        merges the two views (each view kept down to half the threshold). `glance`: `_glance`'s
+        answer for `rgb` at `confs`, whose plain view is not run again (the model's own mirror
+        setting only)."""
+        if glance is None:
+            canvas, scale, pad = letterbox(rgb, self.finder_size, self._finder_stride)
+            plain = None
+        else:
+            canvas, scale, pad, plain = glance.canvas, glance.scale, glance.pad, glance.plain
         if self.finder_mirror if mirror is None else mirror:
             halves = tuple(c / 2 for c in confs)
             found = [
                 fuse_views(boxes, scores, mirrored, mirrored_scores, conf)
                 for conf, (boxes, scores), (mirrored, mirrored_scores) in zip(
-                    confs, self._finder_boxes(canvas, halves), self._finder_boxes(canvas, halves, mirrored=True)
+                    confs, plain or self._finder_boxes(canvas, halves), self._finder_boxes(canvas, halves, mirrored=True)
                 )
             ]
         else:
-            found = self._finder_boxes(canvas, confs)
-        height, width = rgb.shape[:2]
-        in_photo = []
-        for boxes, scores in found:
-            boxes = (boxes - np.array([pad_x, pad_y, pad_x, pad_y], np.float32)) / scale
-            boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, width)
-            boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, height)
-            in_photo.append((boxes, scores))
-        return in_photo, scale
+            found = plain or self._finder_boxes(canvas, confs)
+        return _in_photo(found, rgb.shape, scale, pad), scale
 
     def find_tiles(self, rgb: np.ndarray, floor: float | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Stage 1: tile boxes (xyxy in pixels of `rgb`) and their finder scores: those at the
@@ -491,19 +501,23 @@ class Detector:
         from the side of the table, or a long row along a portrait photo), the finder looks at the
         photo turned a quarter turn clockwise, its rows across as in most training scenes, and when
         its scores over that look add up to at least those over the first, the photo is read
-        turned (windows, zoom) and the boxes are turned back. At most 2 + 2 + 2 x 6 windows + 2 =
-        18 finder runs with the mirror view; 2 for a photo that shows a whole hand across at a
-        size the finder sees, 4 for one running down (6 when the turned photo is zoomed on).
+        turned (windows, zoom) and the boxes are turned back. The turn is decided on the plain
+        views (`_glance`); the mirror image is looked at only for the orientation read. At most
+        2 + 1 + 2 x 6 windows + 2 = 17 finder runs with the mirror view; 2 for a photo that shows a
+        whole hand across at a size the finder sees, 3 for one running down (5 when the turned
+        photo is zoomed on).
         """
         confs = (self.finder_conf,) if floor is None else (self.finder_conf, min(floor, self.finder_conf))
-        found, scale = self._find(rgb, confs)
-        if self.turn_rows and runs_down(found[0][0]):
+        seen, scale, glance = self._glance(rgb, confs)
+        if self.turn_rows and runs_down(seen[0][0]):
             turned_rgb = np.ascontiguousarray(np.rot90(rgb, k=-1))
-            turned, turned_scale = self._find(turned_rgb, confs)
-            if turned[0][1].sum() >= found[0][1].sum():  # the finder is surer of the turned photo
+            turned, turned_scale, turned_glance = self._glance(turned_rgb, confs)
+            if turned[0][1].sum() >= seen[0][1].sum():  # the finder is surer of the turned photo
+                turned, _ = self._find(turned_rgb, confs, glance=turned_glance)
                 (boxes, scores), weak = self._after_first_look(turned_rgb, confs, turned, turned_scale)
                 height = rgb.shape[0]
                 return (unturn(boxes, height), scores), None if weak is None else (unturn(weak[0], height), weak[1])
+        found, _ = self._find(rgb, confs, glance=glance)
         return self._after_first_look(rgb, confs, found, scale)
 
     def _after_first_look(
@@ -640,6 +654,31 @@ class Detector:
             return sorted(found, key=lambda d: (d["box"][0], d["box"][1]))
 
         return left_to_right([record(int(i)) for i in kept]), left_to_right([record(i) for i in weak_kept])
+
+
+@dataclass
+class Glance:
+    """The finder's plain view of one photo (`Detector._glance`): its letterboxed canvas, scale
+    and padding, and the boxes and scores in canvas pixels at each threshold asked for (halved
+    when the mirror view is to be fused with it)."""
+
+    canvas: np.ndarray
+    scale: float
+    pad: tuple[float, float]
+    plain: list[tuple[np.ndarray, np.ndarray]]
+
+
+def _in_photo(found: list[tuple[np.ndarray, np.ndarray]], shape: tuple, scale: float,
+              pad: tuple[float, float]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Canvas boxes (per threshold) in the photo's pixels, inside it."""
+    height, width = shape[:2]
+    in_photo = []
+    for boxes, scores in found:
+        boxes = (boxes - np.array([pad[0], pad[1], pad[0], pad[1]], np.float32)) / scale
+        boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, width)
+        boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, height)
+        in_photo.append((boxes, scores))
+    return in_photo
 
 
 def _with_outside(

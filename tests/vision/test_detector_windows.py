@@ -190,8 +190,9 @@ def test_a_hand_running_down_the_photo_is_read_turned(detector):
     tiles = [(300, 60 + 110 * i, 400, 135 + 110 * i) for i in range(8)]
     photo = _column(np.zeros((1000, 750, 3), np.uint8), tiles)
     boxes, _ = detector.find_tiles(photo)
-    # the photo and its mirror image, then both turned a quarter turn: rows across
-    assert detector._finder.runs == 4 and detector._finder.across == [False, False, True, True]
+    # the photo, then the photo turned a quarter turn (the turn decided on these plain views), then
+    # the turned photo's mirror image: rows across
+    assert detector._finder.runs == 3 and detector._finder.across == [False, True, True]
     np.testing.assert_allclose(sorted(boxes.tolist(), key=lambda b: b[1]), tiles, atol=3)
     detector.turn_rows = False
     detector._finder.runs = 0
@@ -205,7 +206,7 @@ def test_a_small_hand_running_down_the_photo_is_zoomed_on_turned(detector):
     tiles = [(350, 50 + 60 * i, 400, 90 + 60 * i) for i in range(14)]
     photo = _column(np.zeros((1000, 750, 3), np.uint8), tiles)
     boxes, _ = detector.find_tiles(photo)
-    assert detector._finder.runs == 6 and detector._finder.across == [False, False, True, True, True, True]
+    assert detector._finder.runs == 5 and detector._finder.across == [False, True, True, True, True]
     assert len(boxes) == 14
     np.testing.assert_allclose(sorted(boxes.tolist(), key=lambda b: b[1]), tiles, atol=3)
 
@@ -223,7 +224,8 @@ def test_a_hand_running_down_stays_as_it_is_when_the_finder_is_surer_of_it_so(de
     monkeypatch.setattr(detector, "_finder", _SurerOfColumns())
     tiles = [(300, 60 + 110 * i, 400, 135 + 110 * i) for i in range(8)]
     boxes, scores = detector.find_tiles(_column(np.zeros((1000, 750, 3), np.uint8), tiles))
-    assert detector._finder.runs == 4  # it looked at the turned photo ...
+    assert detector._finder.runs == 3  # it looked at the turned photo (plain view only) ...
+    assert detector._finder.across == [False, True, False]  # ... then at the photo's mirror image
     assert scores == pytest.approx([0.9] * 8)  # ... and kept the first look
     np.testing.assert_allclose(sorted(boxes.tolist(), key=lambda b: b[1]), tiles, atol=3)
 
