@@ -440,13 +440,14 @@ class Detector:
         scores, and the letterbox scale. When the model asks for it (`finder.mirror_view`; `mirror`
         overrides it) it looks at the mirror image of the letterboxed photo too, and `fuse_views`
         merges the two views (each view kept down to half the threshold). `glance`: `_glance`'s
-        answer for `rgb` at `confs`, whose plain view is not run again (the model's own mirror
-        setting only)."""
+        answer for `rgb` at `confs`, whose plain view is not run again (with the model's own
+        mirror setting: `mirror` None)."""
         if glance is None:
             canvas, scale, pad = letterbox(rgb, self.finder_size, self._finder_stride)
             plain = None
         else:
-            canvas, scale, pad, plain = glance.canvas, glance.scale, glance.pad, glance.plain
+            canvas, scale, pad = glance.canvas, glance.scale, glance.pad
+            plain = glance.plain if mirror is None else None  # its thresholds follow the model's setting
         if self.finder_mirror if mirror is None else mirror:
             halves = tuple(c / 2 for c in confs)
             found = [
