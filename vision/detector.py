@@ -422,16 +422,21 @@ class Detector:
             found.append((boxes, scores))
         return found
 
+    def _plain_view(self, rgb: np.ndarray, confs: tuple[float, ...], mirror: bool) -> Glance:
+        """One finder run on `rgb`, letterboxed, without its mirror image: its boxes at each
+        threshold of `confs`, or at half of each when the mirror image is to be fused with it."""
+        canvas, scale, pad = letterbox(rgb, self.finder_size, self._finder_stride)
+        levels = tuple(c / 2 for c in confs) if mirror else confs
+        return Glance(canvas, scale, pad, self._finder_boxes(canvas, levels), mirror)
+
     def _glance(self, rgb: np.ndarray, confs: tuple[float, ...]) -> tuple[list[tuple[np.ndarray, np.ndarray]], float, Glance]:
         """The finder's plain view of `rgb` alone: for each threshold of `confs` the boxes (xyxy
         in pixels of `rgb`) and scores, the letterbox scale, and the `Glance` that lets `_find`
         add the mirror image later without running the plain view again (the turn is decided on
         it: one finder run less for a hand running down the photo)."""
-        canvas, scale, pad = letterbox(rgb, self.finder_size, self._finder_stride)
-        levels = tuple(c / 2 for c in confs) if self.finder_mirror else confs
-        glance = Glance(canvas, scale, pad, self._finder_boxes(canvas, levels))
+        glance = self._plain_view(rgb, confs, self.finder_mirror)
         seen = [(boxes[scores >= conf], scores[scores >= conf]) for conf, (boxes, scores) in zip(confs, glance.plain)]
-        return _in_photo(seen, rgb.shape, scale, pad), scale, glance
+        return _in_photo(seen, rgb.shape, glance.scale, glance.pad), glance.scale, glance
 
     def _find(
         self, rgb: np.ndarray, confs: tuple[float, ...], mirror: bool | None = None, glance: Glance | None = None
@@ -440,25 +445,20 @@ class Detector:
         scores, and the letterbox scale. When the model asks for it (`finder.mirror_view`; `mirror`
         overrides it) it looks at the mirror image of the letterboxed photo too, and `fuse_views`
         merges the two views (each view kept down to half the threshold). `glance`: `_glance`'s
-        answer for `rgb` at `confs`, whose plain view is not run again (with the model's own
-        mirror setting: `mirror` None)."""
-        if glance is None:
-            canvas, scale, pad = letterbox(rgb, self.finder_size, self._finder_stride)
-            plain = None
-        else:
-            canvas, scale, pad = glance.canvas, glance.scale, glance.pad
-            plain = glance.plain if mirror is None else None  # its thresholds follow the model's setting
-        if self.finder_mirror if mirror is None else mirror:
+        answer for `rgb` at `confs`, whose plain view is not run again."""
+        mirror = self.finder_mirror if mirror is None else mirror
+        if glance is None or glance.halved != mirror:
+            glance = self._plain_view(rgb, confs, mirror)
+        found = glance.plain
+        if mirror:
             halves = tuple(c / 2 for c in confs)
             found = [
                 fuse_views(boxes, scores, mirrored, mirrored_scores, conf)
                 for conf, (boxes, scores), (mirrored, mirrored_scores) in zip(
-                    confs, plain or self._finder_boxes(canvas, halves), self._finder_boxes(canvas, halves, mirrored=True)
+                    confs, glance.plain, self._finder_boxes(glance.canvas, halves, mirrored=True)
                 )
             ]
-        else:
-            found = plain or self._finder_boxes(canvas, confs)
-        return _in_photo(found, rgb.shape, scale, pad), scale
+        return _in_photo(found, rgb.shape, glance.scale, glance.pad), glance.scale
 
     def find_tiles(self, rgb: np.ndarray, floor: float | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Stage 1: tile boxes (xyxy in pixels of `rgb`) and their finder scores: those at the
@@ -659,14 +659,15 @@ class Detector:
 
 @dataclass
 class Glance:
-    """The finder's plain view of one photo (`Detector._glance`): its letterboxed canvas, scale
-    and padding, and the boxes and scores in canvas pixels at each threshold asked for (halved
-    when the mirror view is to be fused with it)."""
+    """The finder's plain view of one photo (`Detector._plain_view`): its letterboxed canvas,
+    scale and padding, and the boxes and scores in canvas pixels at each threshold asked for,
+    halved (`halved`) when the mirror view is to be fused with it."""
 
     canvas: np.ndarray
     scale: float
     pad: tuple[float, float]
     plain: list[tuple[np.ndarray, np.ndarray]]
+    halved: bool
 
 
 def _in_photo(found: list[tuple[np.ndarray, np.ndarray]], shape: tuple, scale: float,
