@@ -30,6 +30,17 @@ INKS = {
 }
 
 
+# Inks of sets with dark plates (FluffyStuff's black set: white and orange on black): the
+# procedural faces that such a set lacks (its flowers) are drawn in these, not in INKS, which
+# vanish on a dark plate.
+LIGHT_INKS = {
+    "red": [(240, 160, 40), (235, 90, 60), (250, 130, 30)],
+    "green": [(110, 210, 120), (150, 220, 90), (90, 200, 160)],
+    "blue": [(120, 180, 250), (150, 160, 255), (100, 200, 240)],
+    "dark": [(245, 245, 240), (235, 235, 225), (250, 250, 250)],
+}
+
+
 def font_files() -> list[str]:
     found: list[str] = []
     for pattern in FONT_GLOBS:
@@ -60,6 +71,12 @@ def random_params(rng: random.Random) -> dict:
         "wind_colour": rng.choice(["dark", "blue", "dark"]),
         "stroke": rng.choice([0, 0, 1, 2]),
     }
+
+
+def on_dark_plate(params: dict, rng: random.Random) -> dict:
+    """`params` with its inks drawn from LIGHT_INKS instead (the same font and shapes), for
+    faces drawn on a dark plate."""
+    return {**params, **{ink: rng.choice(colours) for ink, colours in LIGHT_INKS.items()}}
 
 
 class ProceduralFaces:

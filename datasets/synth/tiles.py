@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from datasets.synth import art
-from datasets.synth.procedural import ProceduralFaces, random_params
+from datasets.synth.procedural import ProceduralFaces, on_dark_plate, random_params
 
 BACK_COLOURS = [(30, 120, 70), (25, 90, 160), (215, 175, 40), (220, 110, 30), (190, 40, 40),
                 (225, 120, 150), (20, 140, 140), (110, 60, 150), (20, 70, 40), (30, 30, 35),
@@ -115,6 +115,7 @@ def _drawn_style(rng: random.Random, families: list[str] | None, cache: dict | N
         variant = family.split("-", 1)[1]
         if variant == "black":
             plate, back = rng.choice([(34, 34, 38), (20, 22, 26)]), rng.choice([(30, 30, 35), (200, 50, 40)])
+            fallback = _light_fallback(proc_seed, cache)
         return TileStyle(family, _fluffy(variant), fallback, plate, back, red_fives=0.2, **kw)
     kde_name = family.split("-", 1)[1]
     try:
@@ -124,6 +125,16 @@ def _drawn_style(rng: random.Random, families: list[str] | None, cache: dict | N
     if kde_name == "jade":
         plate = rng.choice([(40, 120, 90), (30, 100, 80), (50, 130, 100)])
     return TileStyle(family, faces, fallback, plate, back, **kw)
+
+
+def _light_fallback(proc_seed: int, cache: dict) -> ProceduralFaces:
+    """Procedural style `proc_seed` in light inks (`on_dark_plate`), for the faces a set with dark
+    plates lacks; cached beside the others. Its own generator: the scene's draws stay the same."""
+    key = ("light", proc_seed)
+    if key not in cache:
+        rng = random.Random(proc_seed)
+        cache[key] = ProceduralFaces(on_dark_plate(random_params(rng), rng))
+    return cache[key]
 
 
 def _contrasting(style: TileStyle) -> tuple:
