@@ -72,6 +72,11 @@ def register(subparsers) -> None:
     crops.add_argument("--negatives", action="store_true",
                        help="instead of the labelled boxes: the shipped finder's boxes on no labelled tile "
                             "(the classifier's 'not a tile'; for fully labelled synthetic scenes)")
+    crops.add_argument("--finder-boxes", action="store_true",
+                       help="cut each labelled tile's crop around the finder's box on it (IoU 0.5 or more; "
+                            "the label where it finds none): the boxes the classifier will be given")
+    crops.add_argument("--model-dir", default=None, help="the model whose finder --negatives and --finder-boxes "
+                                                        "run (default: the shipped one)")
     crops.add_argument("--out", required=True)
     crops.set_defaults(func=_train_crops)
 
@@ -245,17 +250,20 @@ def _train_crops(args) -> int:
     records = read_yolo(args.data)
     if args.list:
         records = records_in_list(records, args.list)
+    if args.negatives and args.finder_boxes:
+        return _fail("train crops: --negatives and --finder-boxes are two kinds of crops; give one")
     find = None
-    if args.negatives:
+    if args.negatives or args.finder_boxes:
         from vision.analyze import WEAK_FLOOR
         from vision.detector import get_detector
 
-        detector = get_detector()
+        detector = get_detector(args.model_dir)
+        floor = WEAK_FLOOR if args.negatives else None
 
         def find(rgb):
-            return detector.find_tiles(rgb, floor=WEAK_FLOOR)[0]
+            return detector.find_tiles(rgb, floor=floor)[0]
 
-    save_crops(records, args.out, find)
+    save_crops(records, args.out, find, finder_boxes=args.finder_boxes)
     return 0
 
 

@@ -20,6 +20,7 @@ from vision.classes import CLASS_ID, NOT_A_TILE
 CONTEXT = 0.25
 NEGATIVE_IOU = 0.2  # a finder box overlapping every labelled box less than this holds no tile ...
 NEGATIVE_COVER = 0.25  # ... when labelled boxes cover less than this share of it (not a box over a wall's backs)
+FINDER_MATCH_IOU = 0.5  # a finder box this near a labelled tile is the box the classifier gets for it
 CONTEXT_WH = (72, 96)
 FLUFFY_DIR = Path("/work/shared/tile-art/fluffystuff")
 
@@ -55,6 +56,33 @@ def crops_from_records(records: list[dict], load_rgb) -> tuple[np.ndarray, np.nd
         for box in record["boxes"]:
             crops.append(context_crop(rgb, box["box"]))
             labels.append(CLASS_ID[box["tile"]])
+    cw, ch = CONTEXT_WH
+    if not crops:
+        return np.zeros((0, ch, cw, 3), np.uint8), np.zeros((0,), np.int64)
+    return np.stack(crops), np.asarray(labels, np.int64)
+
+
+def finder_box_crops(records: list[dict], load_rgb, find) -> tuple[np.ndarray, np.ndarray]:
+    """Context crops and class ids for every box of `records`, each cut around the box that
+    `find(rgb) -> N x 4 xyxy` (the finder) puts on that tile (the best by IoU, at least
+    FINDER_MATCH_IOU, each found box used once), or around the label where it finds none: the
+    classifier learns the boxes it will be given, not the labeller's (real photos' labels are
+    looser than the finder's boxes)."""
+    from vision.evaluate import iou_matrix
+
+    crops, labels = [], []
+    for record in records:
+        rgb = load_rgb(record)
+        found = np.asarray(find(rgb), np.float32).reshape(-1, 4)
+        truth = np.asarray([b["box"] for b in record["boxes"]], np.float32).reshape(-1, 4)
+        overlap = iou_matrix(truth, found) if len(truth) and len(found) else np.zeros((len(truth), 0))
+        boxes = truth.copy()
+        while overlap.size and overlap.max() >= FINDER_MATCH_IOU:
+            t, f = np.unravel_index(overlap.argmax(), overlap.shape)
+            boxes[t] = found[f]
+            overlap[t, :], overlap[:, f] = 0, 0
+        crops += [context_crop(rgb, box) for box in boxes]
+        labels += [CLASS_ID[b["tile"]] for b in record["boxes"]]
     cw, ch = CONTEXT_WH
     if not crops:
         return np.zeros((0, ch, cw, 3), np.uint8), np.zeros((0,), np.int64)
@@ -224,10 +252,16 @@ def records_in_list(records: list[dict], list_file: str | Path) -> list[dict]:
     return [r for r in records if Path(r["file"]).name in names]
 
 
-def save_crops(records: list[dict], out: str | Path, find=None) -> Path:
+def save_crops(records: list[dict], out: str | Path, find=None, finder_boxes: bool = False) -> Path:
     """Context crops of every box of `records` into OUT (NPZ with `crops` and `labels`); with
-    `find` (a finder: RGB -> boxes), instead the crops of its boxes on no tile (`negative_crops`)."""
-    crops, labels = negative_crops(records, _load_rgb, find) if find else crops_from_records(records, _load_rgb)
+    `find` (a finder: RGB -> boxes), instead the crops of its boxes on no tile (`negative_crops`),
+    or with `finder_boxes` every tile's crop cut around the finder's box on it (`finder_box_crops`)."""
+    if find is None:
+        crops, labels = crops_from_records(records, _load_rgb)
+    elif finder_boxes:
+        crops, labels = finder_box_crops(records, _load_rgb, find)
+    else:
+        crops, labels = negative_crops(records, _load_rgb, find)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(out, crops=crops, labels=labels)

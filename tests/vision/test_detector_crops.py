@@ -52,3 +52,43 @@ def test_rendered_crops_cover_every_tile_face_and_the_back():
     assert crops.shape[1:] == (CONTEXT_WH[1], CONTEXT_WH[0], 3)
     assert CLASS_ID["BACK"] in labels and CLASS_ID["W1"] in labels and CLASS_ID["J3"] in labels
     assert len(set(labels.tolist())) == 35  # 34 faces + BACK; FluffyStuff has no flowers
+
+
+def test_finder_box_crops_cut_each_tile_around_the_finders_box_on_it():
+    from vision.train_crops import finder_box_crops
+
+    rgb = np.zeros((200, 300, 3), np.uint8)
+    rgb[20:90, 10:60] = 250  # tile A, labelled loosely
+    rgb[20:90, 100:150] = 120  # tile B, which the finder misses
+    record = {"boxes": [{"tile": "W1", "box": [0, 10, 70, 100]}, {"tile": "B2", "box": [100, 20, 150, 90]}]}
+    # the finder's box on A (IoU 0.56 with its label), a worse twin, and a box on nothing
+    found = [[10, 20, 60, 90], [5, 15, 40, 95], [200, 120, 240, 160]]
+    crops, labels = finder_box_crops([record], lambda r: rgb, lambda image: np.asarray(found, np.float32))
+    assert labels.tolist() == [CLASS_ID["W1"], CLASS_ID["B2"]]
+    assert np.array_equal(crops[0], context_crop(rgb, found[0]))  # the finder's box, not the label
+    assert np.array_equal(crops[1], context_crop(rgb, [100, 20, 150, 90]))  # none found: the label
+    nothing, none = finder_box_crops([record], lambda r: rgb, lambda image: np.zeros((0, 4)))
+    assert np.array_equal(nothing[0], context_crop(rgb, [0, 10, 70, 100])) and len(none) == 2
+
+
+def test_train_crops_finder_boxes_cuts_one_crop_per_labelled_tile(tmp_path, capsys):
+    from pathlib import Path
+
+    from datasets.formats import write_yolo
+    from fanshot.cli import main
+    from vision.detector import get_detector, read_photo
+
+    photo = Path(__file__).resolve().parents[1] / "data" / "detector" / "synth_s990000_000002.jpg"
+    rgb, found = read_photo(get_detector(), photo.read_bytes())
+    assert max(rgb.shape[:2]) == 1000  # read as stored (the boxes are in its pixels)
+    boxes = [{"tile": d["tile"], "box": d["box"]} for d in found]
+    write_yolo([{"file": str(photo), "width": rgb.shape[1], "height": rgb.shape[0], "boxes": boxes}], tmp_path / "set")
+    out = tmp_path / "crops.npz"
+    assert main(["train", "crops", "--data", str(tmp_path / "set"), "--finder-boxes", "--out", str(out)]) == 0
+    with np.load(out) as saved:
+        assert saved["labels"].tolist() == [CLASS_ID[b["tile"]] for b in boxes]
+        assert saved["crops"].shape == (len(boxes), CONTEXT_WH[1], CONTEXT_WH[0], 3)
+    capsys.readouterr()
+    assert main(["train", "crops", "--data", str(tmp_path / "set"), "--finder-boxes", "--negatives",
+                 "--out", str(out)]) == 2
+    assert "two kinds of crops" in capsys.readouterr().err
