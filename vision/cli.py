@@ -245,13 +245,13 @@ def _train_crops(args) -> int:
         return 0
     if not args.data:
         return _fail("train crops: give --data DIR or --rendered COPIES")
+    if args.negatives and args.finder_boxes:
+        return _fail("train crops: --negatives and --finder-boxes are two kinds of crops; give one")
     from datasets.formats import read_yolo
 
     records = read_yolo(args.data)
     if args.list:
         records = records_in_list(records, args.list)
-    if args.negatives and args.finder_boxes:
-        return _fail("train crops: --negatives and --finder-boxes are two kinds of crops; give one")
     find = None
     if args.negatives or args.finder_boxes:
         from vision.analyze import WEAK_FLOOR

@@ -48,6 +48,13 @@ def context_crop(rgb: np.ndarray, box) -> np.ndarray:
     return crop
 
 
+def _stacked(crops: list[np.ndarray], labels: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """A list of context crops and their class ids as arrays (N x H x W x 3, N), empty or not."""
+    cw, ch = CONTEXT_WH
+    stacked = np.stack(crops) if crops else np.zeros((0, ch, cw, 3), np.uint8)
+    return stacked, np.asarray(labels, np.int64).reshape(-1)
+
+
 def crops_from_records(records: list[dict], load_rgb) -> tuple[np.ndarray, np.ndarray]:
     """Context crops and class ids for every box of `records` (`load_rgb(record) -> RGB array`)."""
     crops, labels = [], []
@@ -56,10 +63,7 @@ def crops_from_records(records: list[dict], load_rgb) -> tuple[np.ndarray, np.nd
         for box in record["boxes"]:
             crops.append(context_crop(rgb, box["box"]))
             labels.append(CLASS_ID[box["tile"]])
-    cw, ch = CONTEXT_WH
-    if not crops:
-        return np.zeros((0, ch, cw, 3), np.uint8), np.zeros((0,), np.int64)
-    return np.stack(crops), np.asarray(labels, np.int64)
+    return _stacked(crops, labels)
 
 
 def finder_box_crops(records: list[dict], load_rgb, find) -> tuple[np.ndarray, np.ndarray]:
@@ -83,10 +87,7 @@ def finder_box_crops(records: list[dict], load_rgb, find) -> tuple[np.ndarray, n
             overlap[t, :], overlap[:, f] = 0, 0
         crops += [context_crop(rgb, box) for box in boxes]
         labels += [CLASS_ID[b["tile"]] for b in record["boxes"]]
-    cw, ch = CONTEXT_WH
-    if not crops:
-        return np.zeros((0, ch, cw, 3), np.uint8), np.zeros((0,), np.int64)
-    return np.stack(crops), np.asarray(labels, np.int64)
+    return _stacked(crops, labels)
 
 
 def negative_crops(records: list[dict], load_rgb, find) -> tuple[np.ndarray, np.ndarray]:
@@ -110,9 +111,7 @@ def negative_crops(records: list[dict], load_rgb, find) -> tuple[np.ndarray, np.
         covered = np.asarray([intersections(truth, box).sum() for box in found]) / area
         crops += [context_crop(rgb, box) for box, best, share in zip(found, overlap, covered)
                   if best < NEGATIVE_IOU and share < NEGATIVE_COVER]
-    cw, ch = CONTEXT_WH
-    stacked = np.stack(crops) if crops else np.zeros((0, ch, cw, 3), np.uint8)
-    return stacked, np.full(len(crops), NOT_A_TILE, np.int64)
+    return _stacked(crops, [NOT_A_TILE] * len(crops))
 
 
 def _background(rng: np.random.Generator, width: int, height: int) -> np.ndarray:
