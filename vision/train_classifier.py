@@ -82,16 +82,22 @@ def _to_tensor(batch: np.ndarray):
     return torch.from_numpy(batch.transpose(0, 3, 1, 2).astype(np.float32) / 255.0)
 
 
-def _evaluate(model, contexts: np.ndarray, labels: np.ndarray, out_wh: tuple[int, int]) -> tuple[float, np.ndarray]:
+def probabilities(model, contexts: np.ndarray, out_wh: tuple[int, int]) -> np.ndarray:
+    """The model's class probabilities for context crops, each read as the crop the detector would
+    cut for its exact box (`centre_crop`), as validation reads them."""
     import torch
 
     model.eval()
-    predictions = []
+    chunks = []
     with torch.no_grad():
         for start in range(0, len(contexts), 512):
             crops = np.stack([centre_crop(c, out_wh, PAD) for c in contexts[start : start + 512]])
-            predictions.append(model(_to_tensor(crops)).argmax(1).numpy())
-    predicted = np.concatenate(predictions) if predictions else np.zeros((0,), np.int64)
+            chunks.append(torch.softmax(model(_to_tensor(crops)), dim=1).numpy())
+    return np.concatenate(chunks) if chunks else np.zeros((0, 0), np.float32)
+
+
+def _evaluate(model, contexts: np.ndarray, labels: np.ndarray, out_wh: tuple[int, int]) -> tuple[float, np.ndarray]:
+    predicted = probabilities(model, contexts, out_wh).argmax(1) if len(contexts) else np.zeros((0,), np.int64)
     accuracy = float((predicted == labels).mean()) if len(labels) else float("nan")
     return accuracy, predicted
 

@@ -45,21 +45,13 @@ def class_probabilities(checkpoint: str | Path, contexts: np.ndarray, threads: i
     would cut for the exact box, as validation reads them)."""
     import torch
 
-    from vision.train_classifier import PAD, _outputs, _to_tensor, build_model, input_wh
-    from vision.train_crops import centre_crop
+    from vision.train_classifier import _outputs, build_model, input_wh, probabilities
 
     torch.set_num_threads(threads)
     saved = torch.load(str(checkpoint), map_location="cpu", weights_only=False)
     model = build_model(saved["arch"], _outputs(saved["model"]))
     model.load_state_dict(saved["model"])
-    model.eval()
-    out_wh = input_wh(saved["arch"])
-    chunks = []
-    with torch.no_grad():
-        for start in range(0, len(contexts), 1024):
-            crops = np.stack([centre_crop(c, out_wh, PAD) for c in contexts[start : start + 1024]])
-            chunks.append(torch.softmax(model(_to_tensor(crops)), dim=1).numpy())
-    return np.concatenate(chunks) if chunks else np.zeros((0, 0), np.float32)
+    return probabilities(model, contexts, input_wh(saved["arch"]))
 
 
 def save_hard_crops(crop_files: list[str], data_dirs: list[str] | None, checkpoint: str | Path, out: str | Path,
