@@ -60,6 +60,19 @@ def test_low_scored_false_positive_ranks_below_true_ones():
     assert m["precision"] == pytest.approx(2 / 3) and m["exact_images"] == 0.0
 
 
+def test_map30_passes_a_right_tile_inside_a_loose_label_that_map50_fails():
+    # a label box half as large again on each side as the tile (a rotated copy's box around the
+    # turned polygon): the tight box read right overlaps it at IoU 0.44
+    truth = [{"tile": "B5", "box": [-2.5, -3.5, 12.5, 17.5]}, _tile("W1", 40)]
+    predicted = [_tile("B5", 0, 0.9), _tile("W1", 40, 0.9)]
+    m = evaluate([(truth, predicted)])
+    assert m["exact_images"] == 1.0
+    assert m["map50"] == pytest.approx(1 / 2)  # B5's AP 0 at IoU 0.5, W1's 1
+    assert m["map30"] == pytest.approx(1.0)
+    # a box on no tile at all fails both
+    m = evaluate([(truth, [_tile("B5", 20, 0.9), _tile("W1", 40, 0.9)])])
+    assert m["map30"] == m["map50"] == pytest.approx(1 / 2)
+
 def test_ignore_regions_are_neither_asked_for_nor_held_against_the_detector():
     cut = dict(_tile("W3", 100), ignore=True)  # a stray cut by the frame
     truth = [_tile("B5", 0), _tile("W1", 20), cut]
