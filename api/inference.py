@@ -80,7 +80,7 @@ class Inference:
         analysed, `image_size`), and the annotated photo as JPEG bytes."""
         import scoring
         from vision.analyze import analyze_photo
-        from vision.annotate import annotate, encode_jpeg
+        from vision.annotate import annotated_jpeg
         from vision.decode import probe_image
 
         with image_errors():  # not an image: refused before the model is loaded
@@ -92,7 +92,7 @@ class Inference:
         except scoring.HandError as exc:
             raise ApiError(422, exc.code, exc.message, params=exc.params) from None
         small, drawn = shrink_for_drawing(rgb, analysis, self.settings.annotated_max_side)
-        return Annotated(analysis, encode_jpeg(annotate(small, drawn)))
+        return Annotated(analysis, annotated_jpeg(small, drawn))
 
 
 @contextmanager

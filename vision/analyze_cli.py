@@ -92,9 +92,9 @@ def run_analyze(args) -> int:
         return _fail(exc.message)
 
     if args.out:
-        from vision.annotate import annotate, encode_jpeg
+        from vision.annotate import annotated_jpeg
 
-        Path(args.out).write_bytes(encode_jpeg(annotate(rgb, analysis)))
+        Path(args.out).write_bytes(annotated_jpeg(rgb, analysis))
     if args.json:
         out = {k: analysis[k] for k in RESULT_KEYS}
         if analysis.get("error"):

@@ -112,11 +112,16 @@ def test_tile_labels_are_chinese_names():
     assert A.tile_label("BACK") == "背"
 
 
-def test_encode_jpeg_round_trips_the_size():
-    rgb = A.annotate(photo(320, 120), analysis(320))
-    data = A.encode_jpeg(rgb, quality=80)
+def test_annotated_jpeg_is_the_annotated_picture():
+    rgb, drawn_on = photo(320, 120), analysis(320)
+    picture = A.annotate(rgb, drawn_on)
+    data = A.annotated_jpeg(rgb, drawn_on, quality=95)
     assert data[:2] == b"\xff\xd8"
-    assert Image.open(io.BytesIO(data)).size == (rgb.shape[1], rgb.shape[0])
+    assert Image.open(io.BytesIO(data)).size == (picture.shape[1], picture.shape[0])
+    # byte for byte the JPEG of `annotate`'s array, encoded at the same quality
+    encoded = io.BytesIO()
+    Image.fromarray(picture).save(encoded, format="JPEG", quality=95)
+    assert data == encoded.getvalue()
 
 
 def test_annotate_refuses_a_non_rgb_array():
