@@ -27,6 +27,9 @@ def register(subparsers) -> None:
                           help="finder score threshold instead of the model's (e.g. 0.001 for a full PR curve)")
     evaluate.add_argument("--one-set", action="store_true",
                           help="read each image as one tile set can hold it (off: a photo may show several sets)")
+    evaluate.add_argument("--disagreements", metavar="JSONL", default=None,
+                          help="write, per image, the tiles found where no label is and the labels where no tile "
+                               "was found (IoU under 0.3): missing labels, labels off their tiles, misses, false finds")
     evaluate.set_defaults(func=_eval)
 
     bench = subparsers.add_parser("bench-detect", help="detector latency, p50 and p95")
@@ -189,11 +192,28 @@ def _eval(args) -> int:
     if not records:
         return _fail(f"{args.data}: no images to evaluate")
     detector = _load_detector(args.model_dir, args.conf)
-    metrics = {**evaluate(detect_dataset(records, detector, DETECT_MAX_SIDE, one_set=args.one_set)),
-               "one_set": args.one_set}
+    pairs = detect_dataset(records, detector, DETECT_MAX_SIDE, one_set=args.one_set)
+    metrics = {**evaluate(pairs), "one_set": args.one_set}
+    if args.disagreements:
+        _write_disagreements(args.disagreements, records, pairs)
     one_set = "on (at most 4 of a tile, 1 of each flower)" if args.one_set else "off"
     print(json.dumps(metrics) if args.json else f"{format_report(metrics)}\none-set readings: {one_set}")
     return 0
+
+
+def _write_disagreements(path: str, records: list[dict], pairs: list) -> None:
+    """`vision.evaluate.disagreements` of each image with any, one JSON line per image."""
+    from vision.evaluate import disagreements
+
+    lines = []
+    for record, (truth, predicted) in zip(records, pairs):
+        found = disagreements(truth, predicted)
+        if found["unlabelled"] or found["unfound"]:
+            lines.append(json.dumps({"image": record["file"], **{
+                key: [{k: d[k] for k in ("tile", "box", "score") if k in d} for d in items]
+                for key, items in found.items()}}, ensure_ascii=False))
+    Path(path).write_text("".join(line + "\n" for line in lines))
+    print(f"disagreements: {len(lines)} of {len(records)} images -> {path}", file=sys.stderr)
 
 
 def _bench(args) -> int:

@@ -163,6 +163,20 @@ def evaluate(pairs: list[tuple[list[dict], list[dict]]], top_confusions: int = 1
     }
 
 
+def disagreements(truth: list[dict], predicted: list[dict], iou: float = LOOSE_IOU) -> dict:
+    """Where a labelled image and the detector disagree on where tiles are, for a person to look
+    at: the predictions that overlap no labelled box at `iou` or more (`unlabelled`: a tile the
+    labels forgot, or the detector's false find) and the labelled boxes no prediction overlaps so
+    (`unfound`: a tile missed, or a label off its tile). Ignore regions and the predictions lying on
+    them (`without_ignored`) are neither."""
+    scored, kept, _ = without_ignored(truth, predicted)
+    overlaps = iou_matrix(_boxes(scored), _boxes(kept))
+    return {
+        "unlabelled": [p for j, p in enumerate(kept) if not (overlaps[:, j] >= iou).any()],
+        "unfound": [t for i, t in enumerate(scored) if not (overlaps[i] >= iou).any()],
+    }
+
+
 def detect_dataset(
     records: list[dict], detector, max_side: int | None, one_set: bool = False
 ) -> list[tuple[list[dict], list[dict]]]:

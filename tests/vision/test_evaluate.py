@@ -92,3 +92,19 @@ def test_ignore_regions_are_neither_asked_for_nor_held_against_the_detector():
     m = evaluate([([_tile("B5", 0), beside], [_tile("W9", 0, 0.9)])])
     assert m["predictions"] == 1 and m["confusions"] == [{"truth": "B5", "predicted": "W9", "count": 1}]
     assert m["ignored_predictions"] == 0
+
+
+def test_disagreements_list_the_tiles_found_unlabelled_and_the_labels_no_box_covers():
+    from vision.evaluate import disagreements
+
+    loose = {"tile": "B5", "box": [-2.5, -3.5, 12.5, 17.5]}  # a loose label on the tile at 0: IoU 0.44
+    off = {"tile": "W1", "box": [200, 0, 210, 14]}  # a label where no tile was found
+    cut = dict(_tile("W3", 100), ignore=True)  # an ignore region
+    truth = [loose, _tile("T1", 20), off, cut]
+    stray, on_cut = _tile("F1", 60, 0.8), _tile("W3", 100, 0.5)
+    predicted = [_tile("B5", 0, 0.9), _tile("T2", 20, 0.9), stray, on_cut]
+    found = disagreements(truth, predicted)
+    # the misread T1 (T2) and the tight box in the loose label are no disagreement on where tiles are
+    assert found == {"unlabelled": [stray], "unfound": [off]}
+    assert disagreements([], [stray]) == {"unlabelled": [stray], "unfound": []}
+    assert disagreements([off], []) == {"unlabelled": [], "unfound": [off]}

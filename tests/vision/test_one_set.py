@@ -189,3 +189,24 @@ def test_analyze_eval_reads_the_detector_as_analyze_does():
     row = evaluate(1, seed=FRESH_SEEDS + 500, long_sides=(640,), detector=StandIn(outside))["results"][0]
     extras = [e for e in row["detection_errors"] if e.startswith("extra ")]
     assert sorted(extras) == ["extra H1", "extra H2"]
+
+
+def test_eval_writes_where_the_labels_and_the_detector_disagree(tmp_path, capsys, monkeypatch):
+    import vision.detector
+    from datasets.formats import write_yolo
+
+    image = tmp_path / "photo.png"
+    image.write_bytes(png_bytes())
+    truth = scene(ROWS)
+    forgotten, found = truth[-1], truth[:-1]  # the labels forget the last tile; a label no tile is under
+    nowhere = {"tile": "W9", "box": [700.0, 250.0, 740.0, 295.0]}
+    write_yolo([{"file": str(image), "width": 800, "height": 300, "boxes": found + [nowhere]}], tmp_path / "set")
+    monkeypatch.setattr(vision.detector, "get_detector",
+                        lambda model_dir=None: StandIn(with_candidates(truth, {})))
+    out = tmp_path / "disagree.jsonl"
+    assert main(["eval", "--data", str(tmp_path / "set"), "--disagreements", str(out)]) == 0
+    assert "disagreements: 1 of 1 images" in capsys.readouterr().err
+    (line,) = [json.loads(text) for text in out.read_text().splitlines()]
+    assert line["image"].endswith("photo.png")
+    assert [d["tile"] for d in line["unlabelled"]] == [forgotten["tile"]]
+    assert [d["tile"] for d in line["unfound"]] == ["W9"]
