@@ -6,27 +6,18 @@ is installed). Vision is imported on first use, so the app starts fast.
 """
 from __future__ import annotations
 
-import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import ApiError
-from .settings import Settings
+from .settings import Settings, available_cores
 
 
 @dataclass
 class Annotated:
     analysis: dict[str, Any]
     jpeg: bytes  # the annotated photo
-
-
-def available_cores() -> int:
-    """The CPU cores this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def threads_per_worker(workers: int, cores: int | None = None) -> int:

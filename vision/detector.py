@@ -369,6 +369,9 @@ class Detector:
         self.finder_conf = float(finder.get("conf", 0.25))
         self.finder_iou = float(finder.get("iou", 0.5))
         self.zoom_below = float(finder.get("zoom_below", 0))
+        # ... but only when the region around them is enough smaller than the photo for the zoomed
+        # look to see them at least this much larger (a hand across the photo: no gain, two runs saved)
+        self.zoom_min_gain = float(finder.get("zoom_min_gain", 1.0))
         self.finder_mirror = bool(finder.get("mirror_view", False))
         # wide shots (a hand small in the photo): when the first look finds fewer tiles than a hand
         # has, the finder looks over overlapping windows of the photo (each with its mirror image
@@ -496,7 +499,9 @@ class Detector:
         windows of it (a wide shot: tiles too small to find at the whole photo's scale), and keeps
         what they find when it is more tiles, and small ones. When the tiles come out small in the
         finder's input (a hand in a corner of a wide photo), the finder looks again at the region
-        around them, at a larger scale (around the largest group of tiles when strays lie far
+        around them, at a larger scale (when that region is small enough in the photo for the
+        tiles to come out at least `zoom_min_gain` times larger; a hand across the photo is not
+        looked at again) (around the largest group of tiles when strays lie far
         away; what the first look found away from that region stays). With `turn_rows`, when the
         first look's tiles spread more down the photo than across it (`runs_down`: a hand shot
         from the side of the table, or a long row along a portrait photo), the finder looks at the
@@ -548,6 +553,8 @@ class Detector:
             if _area(region) > ZOOM_AREA * width * height:
                 return (boxes, scores), weak
         x1, y1, x2, y2 = region
+        if max(width, height) < self.zoom_min_gain * max(x2 - x1, y2 - y1):
+            return (boxes, scores), weak
         zoomed, _ = self._find(rgb[y1:y2, x1:x2], confs)
         if len(zoomed[0][0]) < around:
             return (boxes, scores), weak

@@ -22,6 +22,7 @@ def export_model(
     conf: float = 0.25,
     iou: float = 0.55,
     zoom_below: float = 28,
+    zoom_min_gain: float = 1.15,
     views: str = "none",
     views_below: float = 1.0,
     mirror_view: bool = False,
@@ -39,7 +40,8 @@ def export_model(
         "classes": CLASSES,
         "finder": {
             "file": FINDER_FILE, "imgsz": imgsz, "conf": conf, "iou": iou, "classes": ["tile"],
-            "zoom_below": zoom_below,  # tiles smaller than this (finder pixels): look again, zoomed
+            "zoom_below": zoom_below,  # tiles smaller than this (finder pixels): look again, zoomed ...
+            "zoom_min_gain": zoom_min_gain,  # ... when the zoomed look shows them at least this much larger
             "mirror_view": mirror_view,  # look at the mirror image too and merge (vision.detector.fuse_views)
             # a wide shot: under this many tiles found, look over windows of the photo (Detector._find_tiles)
             "window_below": WINDOW_BELOW, "window_grid": list(WINDOW_GRID), "window_overlap": WINDOW_OVERLAP,

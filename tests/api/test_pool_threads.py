@@ -4,7 +4,8 @@ from types import SimpleNamespace
 import pytest
 
 import vision.detector
-from api.inference import Inference, available_cores, threads_per_worker
+from api.inference import Inference, threads_per_worker
+from api.settings import available_cores
 from api.settings import Settings
 
 

@@ -7,6 +7,15 @@ def test_defaults_when_environment_is_empty():
     assert Settings.from_env({}) == Settings()
 
 
+def test_one_inference_worker_per_core_and_one_more(monkeypatch):
+    import api.settings
+
+    monkeypatch.setattr(api.settings, "available_cores", lambda: 2)
+    assert Settings().inference_workers == 3
+    monkeypatch.setattr(api.settings, "available_cores", lambda: 8)
+    assert Settings().inference_workers == 9
+
+
 def test_every_setting_reads_from_its_environment_variable(tmp_path):
     settings = Settings.from_env({
         "FANSHOT_MAX_UPLOAD_BYTES": "1000", "FANSHOT_MAX_PIXELS": "2000", "FANSHOT_ANNOTATED_MAX_SIDE": "320",

@@ -45,7 +45,7 @@ def test_concurrent_calls_give_the_same_answer(detector):
 
 
 MISREAD: dict[str, str] = {
-    "synth_s990001_000003": "m21, m22: missing B1; extra none",
+    "synth_s990001_000003": "m21-m23: missing B1; extra none",
 }
 
 

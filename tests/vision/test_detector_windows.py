@@ -39,6 +39,7 @@ def detector(monkeypatch):
     monkeypatch.setattr(found, "_finder", _SmallBlindFinder())
     monkeypatch.setattr(found, "finder_mirror", True)
     monkeypatch.setattr(found, "zoom_below", 28)
+    monkeypatch.setattr(found, "zoom_min_gain", 1.15)
     monkeypatch.setattr(found, "window_below", 14)
     monkeypatch.setattr(found, "window_grid", (3, 2))
     monkeypatch.setattr(found, "window_overlap", 0.25)
@@ -109,6 +110,28 @@ def test_a_photo_showing_a_whole_hand_pays_no_window(detector):
     boxes, _ = detector.find_tiles(photo)
     assert len(boxes) == 14
     assert detector._finder.runs == 2  # the photo and its mirror image only
+
+
+def test_the_zoom_is_skipped_when_it_would_not_enlarge_the_tiles(detector):
+    # 14 tiles 19 px tall at the 320 px scale (under zoom_below): across the whole photo the
+    # region around them is the photo, and a zoomed look would see them no larger
+    photo = np.zeros((750, 1000, 3), np.uint8)
+    for i in range(14):
+        photo[300:360, 40 + 66 * i:90 + 66 * i] = 255
+    boxes, _ = detector.find_tiles(photo)
+    assert len(boxes) == 14
+    assert detector._finder.runs == 2  # the photo and its mirror image only
+    # the same tiles closer together, over half the photo's width: the zoom enlarges them, and follows
+    photo[:] = 0
+    for i in range(14):
+        photo[300:360, 250 + 36 * i:280 + 36 * i] = 255
+    detector._finder.runs = 0
+    boxes, _ = detector.find_tiles(photo)
+    assert len(boxes) == 14
+    assert detector._finder.runs == 2 + 2
+    detector.zoom_min_gain = 2.0  # asked for a larger gain than that region gives: no zoom
+    detector._finder.runs = 0
+    assert len(detector.find_tiles(photo)[0]) == 14 and detector._finder.runs == 2
 
 
 def test_a_photo_showing_several_big_tiles_pays_no_window(detector):
@@ -202,8 +225,9 @@ def test_a_hand_running_down_the_photo_is_read_turned(detector):
 
 
 def test_a_small_hand_running_down_the_photo_is_zoomed_on_turned(detector):
-    # 14 tiles down a portrait photo, 16 px at the 320 px scale: the zoom follows, on the turned photo
-    tiles = [(350, 50 + 60 * i, 400, 90 + 60 * i) for i in range(14)]
+    # 14 tiles down two thirds of a portrait photo, 16 px at the 320 px scale: the zoom follows,
+    # on the turned photo
+    tiles = [(350, 150 + 46 * i, 400, 190 + 46 * i) for i in range(14)]
     photo = _column(np.zeros((1000, 750, 3), np.uint8), tiles)
     boxes, _ = detector.find_tiles(photo)
     assert detector._finder.runs == 5 and detector._finder.across == [False, True, True, True, True]
