@@ -12,7 +12,7 @@ from fastapi_offline import FastAPIOffline
 
 from .errors import install_handlers
 from .images import ImageStore
-from .inference import Inference
+from .inference import Inference, start_worker
 from .label_routes import router as label_router
 from .middleware import AccessLogMiddleware, BodyLimitMiddleware
 from .pool import InferencePool
@@ -34,7 +34,8 @@ def _version() -> str:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
-    pool = InferencePool(settings.inference_workers, settings.inference_queue)
+    pool = InferencePool(settings.inference_workers, settings.inference_queue, processes=settings.inference_processes,
+                         initializer=start_worker, initargs=(settings,))
 
     @asynccontextmanager
     async def lifespan(_: FastAPI):

@@ -33,6 +33,7 @@ def run_serve(args: argparse.Namespace) -> int:
     except ApiError as exc:
         print(f"fanshot serve: warning: {exc.message}; photo routes answer 503 until a model is there",
               file=sys.stderr)
+    app.state.pool.start()  # the worker processes load the model while the server starts
     print(f"Fanshot on http://{args.host}:{args.port}/  (API docs at /docs)", file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False)
     return 0

@@ -47,6 +47,9 @@ class ApiError(Exception):
         self.headers = headers
         self.params = params
 
+    def __reduce__(self):  # raised in a worker process, it crosses back whole
+        return type(self), (self.status, self.code, self.message, self.headers, self.params)
+
 
 _DESCRIPTIONS = {
     400: "The request body cannot be parsed (not JSON, broken multipart)",

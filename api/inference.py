@@ -1,4 +1,4 @@
-"""The photo pipeline as the API runs it (in a pool worker thread).
+"""The photo pipeline as the API runs it (in a worker process of the pool, or a worker thread).
 
 Composes vision.decode, vision.detector, vision.analyze and vision.annotate;
 their errors become ApiErrors (413/415/422 from the decoder, 503 while no model
@@ -6,6 +6,9 @@ is installed). Vision is imported on first use, so the app starts fast.
 """
 from __future__ import annotations
 
+import os
+import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +29,35 @@ def threads_per_worker(workers: int, cores: int | None = None) -> int:
     return max(1, (available_cores() if cores is None else cores) // max(1, workers))
 
 
+# In a worker process: its own pipeline (`start_worker`), which `in_worker` calls.
+_worker: "Inference | None" = None
+
+
+def start_worker(settings: Settings) -> None:
+    """A worker process's start (the pool's initializer): its pipeline, the model loaded now,
+    and a watch that ends the process when the server's ends (even killed, it leaves none behind)."""
+    global _worker
+    threading.Thread(target=_end_with_parent, args=(os.getppid(),), daemon=True,
+                     name="fanshot-parent-watch").start()
+    _worker = Inference(settings)
+    try:
+        _worker.detector()
+    except ApiError:
+        pass  # no model installed: each photo answers 503, as in one process
+
+
+def _end_with_parent(parent: int, every: float = 0.5) -> None:
+    while os.getppid() == parent:
+        time.sleep(every)
+    os._exit(0)
+
+
+def in_worker(method: str, *args) -> tuple[str | None, Any]:
+    """`Inference.<method>(*args)` in a worker process, and the name of the model it loaded."""
+    result = getattr(_worker, method)(*args)
+    return _worker.model_name(), result
+
+
 class Inference:
     def __init__(self, settings: Settings):
         self.settings = settings
@@ -39,6 +71,15 @@ class Inference:
     def model_name(self) -> str | None:
         """The loaded model's name (model.json provenance.name), None before it is loaded."""
         return self._model_name
+
+    async def run(self, pool, method: str, *args) -> Any:
+        """`self.<method>(*args)` (`analyze`, `detect`) in one of `pool`'s workers: a thread of this
+        process, or a worker process running its own pipeline (`start_worker`, `in_worker`)."""
+        if not pool.processes:
+            return await pool.execute(getattr(self, method), *args)
+        name, result = await pool.execute(in_worker, method, *args)
+        self._model_loaded, self._model_name = True, name
+        return result
 
     def detector(self):
         from vision.detector import ModelNotFoundError, get_detector

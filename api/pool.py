@@ -1,13 +1,19 @@
 """A bounded pool for inference: a few workers and a short waiting line.
 
-At most `workers` analyses run at once, in threads, so the event loop stays
-free; at most `queue` more wait for a turn. A request beyond that is refused
-at once with 503 instead of piling up uploads in memory.
+At most `workers` analyses run at once, in worker processes (`processes`, the
+service's default: each has its own Python lock, so one analysis drawing or
+scoring in Python does not hold up the others) or in threads of this process
+(tests that stand in for the pipeline); the event loop stays free either way.
+At most `queue` more wait for a turn. A request beyond that is refused at once
+with 503 instead of piling up uploads in memory.
 """
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import ThreadPoolExecutor
+import multiprocessing
+import os
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
 from typing import AsyncIterator, Callable, TypeVar
 
@@ -17,10 +23,14 @@ T = TypeVar("T")
 
 
 class InferencePool:
-    def __init__(self, workers: int, queue: int):
+    def __init__(self, workers: int, queue: int, processes: bool = False,
+                 initializer: Callable[..., None] | None = None, initargs: tuple = ()):
         self.workers = workers
         self.queue = queue
-        self._executor: ThreadPoolExecutor | None = None  # made on first use, again after a shutdown
+        self.processes = processes
+        self._initializer = initializer  # run once in each worker process (loads the model)
+        self._initargs = initargs
+        self._executor: Executor | None = None  # made on first use, again after a shutdown
         self._admitted = 0  # running + waiting; only touched on the event loop
 
     @property
@@ -46,11 +56,47 @@ class InferencePool:
         finally:
             self._admitted -= 1
 
-    async def execute(self, func: Callable[..., T], *args) -> T:
-        """Run func(*args) in a worker thread (inside `admission`): at most `workers` at once."""
+    def _get_executor(self) -> Executor:
         if self._executor is None:
-            self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="fanshot-infer")
-        return await asyncio.get_running_loop().run_in_executor(self._executor, func, *args)
+            if self.processes:
+                # spawn: a fresh interpreter, not a fork of this one and its threads
+                self._executor = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                                     initializer=self._initializer, initargs=self._initargs)
+            else:
+                self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="fanshot-infer")
+        return self._executor
+
+    def start(self) -> None:
+        """Start the worker processes now (each loads the model), so the first photos do not wait for them."""
+        if self.processes:
+            executor = self._get_executor()
+            for _ in range(self.workers):
+                executor.submit(os.getpid)
+
+    async def execute(self, func: Callable[..., T], *args) -> T:
+        """Run func(*args) in a worker (inside `admission`): at most `workers` at once. In worker
+        processes `func` and `args` must pickle (a module-level function). A worker process that
+        dies is replaced: between requests silently, during this one with ApiError(500)."""
+        loop = asyncio.get_running_loop()
+        executor = self._get_executor()
+        try:
+            future = loop.run_in_executor(executor, func, *args)
+        except BrokenProcessPool:  # a worker process ended while idle: a new pool
+            self._discard(executor)
+            executor = self._get_executor()
+            future = loop.run_in_executor(executor, func, *args)
+        try:
+            return await future
+        except BrokenProcessPool:
+            self._discard(executor)
+            raise ApiError(500, "worker_lost", "the analysis stopped: its worker process ended; "
+                                               "try again") from None
+
+    def _discard(self, executor: Executor) -> None:
+        """Drop a broken pool (unless another request has already replaced it)."""
+        if self._executor is executor:
+            self._executor = None
+        executor.shutdown(wait=False, cancel_futures=True)
 
     async def run(self, func: Callable[..., T], *args) -> T:
         """admission + execute, for work whose input is already in memory."""
@@ -58,7 +104,8 @@ class InferencePool:
             return await self.execute(func, *args)
 
     def shutdown(self) -> None:
-        """Stop the worker threads (at the app's shutdown); a later run starts new ones."""
+        """Stop the workers (at the app's shutdown; worker processes are waited for, so none is left
+        behind); a later run starts new ones."""
         executor, self._executor = self._executor, None
         if executor is not None:
-            executor.shutdown(wait=False, cancel_futures=True)
+            executor.shutdown(wait=self.processes, cancel_futures=True)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 MIB = 1024 * 1024
+_BOOLEANS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
 
 
 def available_cores() -> int:
@@ -21,10 +22,9 @@ def available_cores() -> int:
 
 
 def default_workers() -> int:
-    """One analysis per core and one more: while a worker holds Python's lock (the layout, the
-    drawing, the JPEG encoding) or waits, the spare one keeps the cores busy (load test on
-    2 cores, 8 clients: p50 280 ms with 3 workers, 295 ms with 2; docs/photo-resolution.md)."""
-    return available_cores() + 1
+    """One analysis per core (worker processes: the load test on 2 cores, 8 clients, gave p50
+    254 ms with 2 processes, 267 ms with 3; docs/photo-resolution.md)."""
+    return available_cores()
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,7 @@ class Settings:
     max_pixels: int = 50_000_000         # a decoded image with more pixels: 413
     annotated_max_side: int = 1280       # the annotated photo sent back is at most this long
     inference_workers: int = field(default_factory=default_workers)  # analyses / detections at once
+    inference_processes: bool = True     # the workers are processes (False: threads of the server's process)
     inference_queue: int = 16            # requests allowed to wait for a worker; more: 503
     image_store_size: int = 64           # annotated images kept for /api/v1/images/{id}.jpg
     model_dir: Path | None = None        # None: the shipped model in models/
@@ -58,6 +59,10 @@ class Settings:
                 continue
             if field.name == "model_dir":
                 values[field.name] = Path(raw)
+            elif field.type == "bool":
+                if raw.lower() not in _BOOLEANS:
+                    raise ValueError(f"{cls.ENV_PREFIX}{field.name.upper()} must be 1 or 0, got {raw!r}")
+                values[field.name] = _BOOLEANS[raw.lower()]
             else:
                 try:
                     values[field.name] = int(raw)

@@ -91,12 +91,24 @@ def client_loop(host: str, port: int, path: str, body: bytes, content_type: str,
 
 
 def process_cpu_seconds(pid: int) -> float | None:
-    """CPU time (user + system) a process has used so far, from /proc (None where there is none)."""
+    """CPU time (user + system) a process and its children (the server's worker processes) have
+    used so far, from /proc (None where there is none)."""
+    def own(stat: str) -> tuple[int, float]:
+        fields = stat.rsplit(")", 1)[1].split()
+        return int(fields[1]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        total = own(Path(f"/proc/{pid}/stat").read_text())[1]
     except (OSError, ValueError, IndexError):
         return None
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent, seconds = own(stat.read_text())
+        except (OSError, ValueError, IndexError):
+            continue  # ended meanwhile
+        if parent == pid:
+            total += seconds
+    return total
 
 
 def percentile(values: list[float], q: float) -> float:

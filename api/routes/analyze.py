@@ -41,7 +41,7 @@ async def analyze(
     context.update({key: value for key, value in extra.items() if value is not None})  # the rule set judges them
     async with state.pool.admission():  # a place in the pool before the upload is read into memory
         data = await read_image_upload(image, state.settings.max_upload_bytes)
-        result = await state.pool.execute(state.inference.analyze, data, context, rules)
+        result = await state.inference.run(state.pool, "analyze", data, context, rules)
     body = dict(result.analysis)
     if inline_image:
         body["image_base64"] = base64.b64encode(result.jpeg).decode("ascii")

@@ -15,4 +15,4 @@ async def detect(request: Request, image: UploadFile = File(description="a JPEG,
     state = request.app.state
     async with state.pool.admission():  # a place in the pool before the upload is read into memory
         data = await read_image_upload(image, state.settings.max_upload_bytes)
-        return await state.pool.execute(state.inference.detect, data)
+        return await state.inference.run(state.pool, "detect", data)

@@ -28,13 +28,23 @@ def png():
     return png_bytes
 
 
+@pytest.fixture(scope="session", autouse=True)
+def pipeline_in_threads():
+    """Apps built here run the photo pipeline in threads of the test's process, where a test can
+    stand in for its parts (`app.state.inference`); tests/api/test_pool_processes.py runs it in
+    worker processes, as the service does by default."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("FANSHOT_INFERENCE_PROCESSES", "0")
+        yield
+
+
 @pytest.fixture
 def make_client():
     """make_client(**settings) -> a TestClient on a fresh app; closed after the test."""
     clients = []
 
     def make(raise_server_exceptions: bool = True, **overrides) -> TestClient:
-        settings = dataclasses.replace(Settings(), **overrides)
+        settings = dataclasses.replace(Settings(), **{"inference_processes": False, **overrides})
         client = TestClient(create_app(settings), raise_server_exceptions=raise_server_exceptions)
         client.__enter__()
         clients.append(client)

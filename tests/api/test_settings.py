@@ -7,30 +7,31 @@ def test_defaults_when_environment_is_empty():
     assert Settings.from_env({}) == Settings()
 
 
-def test_one_inference_worker_per_core_and_one_more(monkeypatch):
+def test_one_inference_worker_per_core(monkeypatch):
     import api.settings
 
     monkeypatch.setattr(api.settings, "available_cores", lambda: 2)
-    assert Settings().inference_workers == 3
+    assert Settings().inference_workers == 2
     monkeypatch.setattr(api.settings, "available_cores", lambda: 8)
-    assert Settings().inference_workers == 9
+    assert Settings().inference_workers == 8
 
 
 def test_every_setting_reads_from_its_environment_variable(tmp_path):
     settings = Settings.from_env({
         "FANSHOT_MAX_UPLOAD_BYTES": "1000", "FANSHOT_MAX_PIXELS": "2000", "FANSHOT_ANNOTATED_MAX_SIDE": "320",
         "FANSHOT_INFERENCE_WORKERS": "3", "FANSHOT_INFERENCE_QUEUE": "0", "FANSHOT_IMAGE_STORE_SIZE": "5",
-        "FANSHOT_MODEL_DIR": str(tmp_path),
+        "FANSHOT_MODEL_DIR": str(tmp_path), "FANSHOT_INFERENCE_PROCESSES": "0",
     })
     assert settings == Settings(max_upload_bytes=1000, max_pixels=2000, annotated_max_side=320,
                                 inference_workers=3, inference_queue=0, image_store_size=5,
-                                model_dir=tmp_path)
+                                model_dir=tmp_path, inference_processes=False)
 
 
 @pytest.mark.parametrize("env, message", [
     ({"FANSHOT_MAX_UPLOAD_BYTES": "lots"}, "FANSHOT_MAX_UPLOAD_BYTES must be an integer"),
     ({"FANSHOT_INFERENCE_WORKERS": "0"}, "inference_workers must be at least 1"),
     ({"FANSHOT_INFERENCE_QUEUE": "-1"}, "inference_queue must be 0 or more"),
+    ({"FANSHOT_INFERENCE_PROCESSES": "maybe"}, "FANSHOT_INFERENCE_PROCESSES must be 1 or 0"),
 ])
 def test_bad_values_are_refused_with_the_variable_named(env, message):
     with pytest.raises(ValueError, match=message):
