@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import warnings
 
+import cv2
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 from PIL.JpegImagePlugin import JpegImageFile  # also the base of MPO, phones' multi-frame JPEGs
@@ -110,6 +111,9 @@ def decode_image(
     image = open_reduced(data, max_pixels=max_pixels, max_side=max_side)
     try:
         orientation = _orientation(image)
+        decoded = _jpeg_by_opencv(data, image, max_side)
+        if decoded is not None:
+            return _oriented(decoded, orientation)
         image.load()
         if orientation != 1:  # exif_transpose copies the image even when there is nothing to turn
             image = ImageOps.exif_transpose(image)
@@ -127,3 +131,43 @@ def decode_image(
         size = (max(1, round(rgb.size[0] * scale)), max(1, round(rgb.size[1] * scale)))
         rgb = rgb.resize(size, Image.BILINEAR, reducing_gap=2.0)
     return np.asarray(rgb, dtype=np.uint8)
+
+
+# EXIF orientation -> the OpenCV steps that show the photo upright (as ImageOps.exif_transpose)
+_UPRIGHT = {
+    2: lambda a: cv2.flip(a, 1),
+    3: lambda a: cv2.rotate(a, cv2.ROTATE_180),
+    4: lambda a: cv2.flip(a, 0),
+    5: lambda a: cv2.transpose(a),
+    6: lambda a: cv2.rotate(a, cv2.ROTATE_90_CLOCKWISE),
+    7: lambda a: cv2.rotate(cv2.transpose(a), cv2.ROTATE_180),
+    8: lambda a: cv2.rotate(a, cv2.ROTATE_90_COUNTERCLOCKWISE),
+}
+_REDUCED = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
+            8: cv2.IMREAD_REDUCED_COLOR_8}
+
+
+def _jpeg_by_opencv(data: bytes, image: Image.Image, max_side: int | None) -> np.ndarray | None:
+    """A colour JPEG decoded by OpenCV, as stored, at the scale `open_reduced` set: the same
+    libjpeg-turbo and the same pixels as Pillow's, straight into an array (Pillow's copy into
+    numpy alone took 1.3 ms of a 12 MP photo's 17 at 1/4). None where Pillow decodes it: not
+    a colour JPEG, no end marker (a truncated file, which Pillow reports as such), or still
+    longer than `max_side` at that scale (Pillow shrinks it)."""
+    if not isinstance(image, JpegImageFile) or image.mode != "RGB" or not data.rstrip(b"\0").endswith(b"\xff\xd9"):
+        return None
+    if max_side is not None and max(image.size) > max_side:
+        return None
+    config = getattr(image, "decoderconfig", ())
+    flag = _REDUCED.get(config[0] if config else 1)
+    if flag is None:
+        return None
+    bgr = cv2.imdecode(np.frombuffer(data, np.uint8), flag | cv2.IMREAD_IGNORE_ORIENTATION)
+    if bgr is None or bgr.shape[:2] != (image.size[1], image.size[0]):
+        return None
+    return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+
+
+def _oriented(rgb: np.ndarray, orientation: int) -> np.ndarray:
+    turn = _UPRIGHT.get(orientation)
+    return rgb if turn is None else turn(rgb)
+

@@ -57,3 +57,39 @@ def test_png_has_no_codec_scaling_and_is_resampled_instead():
     _photo(1600, 1200).save(buffer, format="PNG")
     assert open_reduced(buffer.getvalue(), max_side=400).size == (1600, 1200)
     assert decode_image(buffer.getvalue(), max_side=400).shape == (300, 400, 3)
+
+
+def _pillow_reference(data: bytes, max_side: int | None) -> np.ndarray:
+    """What Pillow alone makes of the bytes: decoded (at the codec's scale for `max_side`), turned upright."""
+    from PIL import ImageOps
+
+    image = open_reduced(data, max_side=max_side)
+    image.load()
+    return np.asarray(ImageOps.exif_transpose(image).convert("RGB"))
+
+
+@pytest.mark.parametrize("orientation", range(1, 9))
+@pytest.mark.parametrize("fmt, max_side", [("JPEG", None), ("JPEG", 160), ("MPO", 320)])  # scales 1, 1/4, 1/2
+def test_opencv_decodes_a_colour_jpeg_to_pillows_pixels(monkeypatch, orientation, fmt, max_side):
+    import cv2
+
+    import vision.decode
+
+    rng = np.random.default_rng(orientation)
+    stored = Image.fromarray(rng.integers(0, 255, (120, 160, 3), dtype=np.uint8).repeat(4, 0).repeat(4, 1))
+    data = _jpeg(stored, fmt, orientation)  # 640 x 480 stored; shown turned for orientations 5-8
+    calls, imdecode = [], cv2.imdecode
+    monkeypatch.setattr(vision.decode.cv2, "imdecode", lambda *a: calls.append(a[1]) or imdecode(*a))
+    decoded = decode_image(data, max_side=max_side)
+    assert calls, "decoded by Pillow, not OpenCV"
+    np.testing.assert_array_equal(decoded, _pillow_reference(data, max_side))
+    assert decoded.flags["C_CONTIGUOUS"]
+
+
+def test_a_truncated_jpeg_is_still_refused():
+    from vision.decode import ImageError
+
+    data = _jpeg(_photo(640, 480))
+    with pytest.raises(ImageError) as info:
+        decode_image(data[: len(data) * 2 // 3])
+    assert info.value.status == 422
