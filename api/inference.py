@@ -7,6 +7,7 @@ is installed). Vision is imported on first use, so the app starts fast.
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 from contextlib import contextmanager
@@ -35,8 +36,11 @@ _worker: "Inference | None" = None
 
 def start_worker(settings: Settings) -> None:
     """A worker process's start (the pool's initializer): its pipeline, the model loaded now,
-    and a watch that ends the process when the server's ends (even killed, it leaves none behind)."""
+    and a watch that ends the process when the server's ends (even killed, it leaves none behind).
+    Ctrl-C in the server's terminal reaches the workers too: the server shuts them down, so they
+    ignore it (no traceback from each)."""
     global _worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_end_with_parent, args=(os.getppid(),), daemon=True,
                      name="fanshot-parent-watch").start()
     _worker = Inference(settings)

@@ -48,6 +48,22 @@ def test_a_worker_process_that_dies_is_a_500_and_is_replaced():
     assert (error.status, error.code) == (500, "worker_lost")
 
 
+def test_a_worker_process_ignores_ctrl_c(tmp_path):
+    """Ctrl-C in `make serve`'s terminal reaches the workers too; the server stops them itself
+    (without this, each printed a KeyboardInterrupt traceback)."""
+    import signal
+
+    from api.inference import start_worker
+
+    pool = InferencePool(workers=1, queue=0, processes=True, initializer=start_worker,
+                         initargs=(Settings(inference_workers=1, model_dir=tmp_path),))
+    try:
+        handler = asyncio.run(pool.run(signal.getsignal, signal.SIGINT))
+    finally:
+        pool.shutdown()
+    assert handler == signal.SIG_IGN
+
+
 @pytest.fixture(scope="module")
 def clients():
     if not (DEFAULT_MODEL_DIR / "model.json").is_file():
