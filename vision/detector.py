@@ -43,6 +43,10 @@ STRADDLE_COVER = 0.85
 # photo's box across two F3s was covered 0.68)
 STRADDLE_BIG = 1.5
 STRADDLE_BIG_COVER = 0.6
+# A box whose longer side is under this share of the median tile's (of 5 or more tiles kept) is no
+# tile of that photo: a speck or a corner read as a tile, or a box inside a tile (500-scene seeds
+# 960000 / 970000: 2 more images each read exactly; real val the same)
+SMALL_TILE = 0.5
 CANDIDATES = 4  # classes listed per detection (its own first), for vision.one_set
 # The classifier's extra views (model.json classifier `views`): flips of the N x C x H x W crops
 # whose class probabilities are averaged with the crop's own, for the crops whose best class is
@@ -645,6 +649,8 @@ class Detector:
         tiles = np.flatnonzero(is_tile[: len(boxes)])
         kept = tiles[suppress_duplicates(boxes[tiles], scores[tiles])]
         weak_tiles = len(boxes) + np.flatnonzero(is_tile[len(boxes):])
+        kept = _tile_sized(all_boxes, kept)
+        weak_tiles = _tile_sized(all_boxes, weak_tiles, of=kept)
         # the weak boxes rank after every kept tile: one that is the same tile as a kept one goes
         rank = np.concatenate([np.full(len(kept), 2.0), scores[weak_tiles]])
         order = np.concatenate([kept, weak_tiles]).astype(np.int64)
@@ -706,6 +712,17 @@ def _with_outside(
 def _area(region: tuple[int, int, int, int]) -> int:
     x1, y1, x2, y2 = region
     return (x2 - x1) * (y2 - y1)
+
+
+def _tile_sized(boxes: np.ndarray, indices: np.ndarray, of: np.ndarray | None = None) -> np.ndarray:
+    """Of `indices` into `boxes`, those whose longer side is at least SMALL_TILE times the median
+    tile's among `of` (default: `indices` themselves), when those are 5 or more; all otherwise."""
+    reference = indices if of is None else of
+    if len(reference) < 5 or len(indices) == 0:
+        return indices
+    chosen = boxes[indices]
+    sides = np.maximum(chosen[:, 2] - chosen[:, 0], chosen[:, 3] - chosen[:, 1])
+    return indices[sides >= SMALL_TILE * _tile_size(boxes[reference])]
 
 
 def _tile_size(boxes: np.ndarray) -> float:

@@ -92,3 +92,18 @@ def test_zoom_region_surrounds_the_tiles_inside_the_image():
     boxes = np.array([[100, 50, 120, 80], [130, 52, 150, 82]], np.float32)
     assert zoom_region(boxes, 400, 300, margin=30) == (70, 20, 180, 112)
     assert zoom_region(boxes, 160, 90, margin=30) == (70, 20, 160, 90)
+
+
+def test_a_box_far_smaller_than_the_photos_tiles_is_no_tile():
+    from vision.detector import SMALL_TILE, _tile_sized
+
+    row = [[100 * i, 0, 100 * i + 70, 100] for i in range(6)]  # tiles 100 px long
+    speck = [700, 0, 730, 40]  # 40 px: under half a tile
+    sideways = [800, 0, 900, 70]  # a tile turned in a meld: 100 px long, kept
+    boxes = np.array(row + [speck, sideways], np.float32)
+    everything = np.arange(len(boxes))
+    assert _tile_sized(boxes, everything).tolist() == [0, 1, 2, 3, 4, 5, 7]
+    assert SMALL_TILE * 100 > 40
+    # weak boxes are measured against the kept tiles; with under 5 tiles nothing is judged
+    assert _tile_sized(boxes, np.array([6, 7]), of=np.arange(6)).tolist() == [7]
+    assert _tile_sized(boxes, np.array([0, 1, 6])).tolist() == [0, 1, 6]
