@@ -66,3 +66,11 @@ def test_a_box_over_two_tiles_goes_when_they_cover_most_of_it():
     assert _kept(f3s + [[230, 166, 309, 242]], [0.46, 0.52, 0.37]) == [0, 1]
     # a box of a tile's size that they cover as much (0.69) is a tile of its own: it stays
     assert _kept(f3s + [[260, 200, 322, 246]], [0.46, 0.52, 0.37]) == [0, 1, 2]
+
+
+def test_a_box_two_thirds_over_a_better_one_is_the_same_tile():
+    # a second box a third of a tile along (40 px wide tile, 13 px off: the intersection covers
+    # 27/40 = 0.675 of each): one tile (DUPLICATE_OVERLAP 0.65; at 0.7 both stayed)
+    assert _kept([[100, 100, 140, 156], [113, 100, 153, 156]], [0.9, 0.3]) == [0]
+    # ... while a neighbour overlapping a third of it stays
+    assert _kept([[100, 100, 140, 156], [126, 100, 166, 156]], [0.9, 0.3]) == [0, 1]
