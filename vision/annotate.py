@@ -332,10 +332,13 @@ def annotated_jpeg(rgb: np.ndarray, analysis: dict, quality: int = 85) -> bytes:
 def _annotated(rgb: np.ndarray, analysis: dict) -> Image.Image:
     if rgb.ndim != 3 or rgb.shape[2] != 3:
         raise ValueError("annotate needs an RGB image (height x width x 3)")
-    photo = Image.fromarray(np.ascontiguousarray(rgb, dtype=np.uint8), "RGB")
-    _draw_tiles(photo, analysis)
-    panel = _panel(photo.width, analysis)
-    out = Image.new("RGB", (photo.width, photo.height + panel.height))
-    out.paste(photo, (0, 0))
-    out.paste(panel, (0, photo.height))
+    height, width = rgb.shape[:2]
+    panel = _panel(width, analysis)
+    # one picture from the start, the photo on top (no blank picture filled, then the photo pasted
+    # in); what the tiles' labels draw below the photo, the panel covers, as a photo's edge cut it
+    canvas = np.empty((height + panel.height, width, 3), np.uint8)
+    canvas[:height] = rgb
+    out = Image.fromarray(canvas, "RGB")
+    _draw_tiles(out, analysis)
+    out.paste(panel, (0, height))
     return out
