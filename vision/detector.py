@@ -505,10 +505,10 @@ class Detector:
         windows of it (a wide shot: tiles too small to find at the whole photo's scale), and keeps
         what they find when it is more tiles, and small ones. When the tiles come out small in the
         finder's input (a hand in a corner of a wide photo), the finder looks again at the region
-        around them, at a larger scale (when that region is small enough in the photo for the
-        tiles to come out at least `zoom_min_gain` times larger; a hand across the photo is not
-        looked at again) (around the largest group of tiles when strays lie far
-        away; what the first look found away from that region stays). With `turn_rows`, when the
+        around them, at a larger scale (around the largest group of tiles when strays lie far
+        away; what the first look found away from that region stays), when that region is small
+        enough in the photo for the tiles to come out at least `zoom_min_gain` times larger (a
+        hand across the photo is not looked at again). With `turn_rows`, when the
         first look's tiles spread more down the photo than across it (`runs_down`: a hand shot
         from the side of the table, or a long row along a portrait photo), the finder looks at the
         photo turned a quarter turn clockwise, its rows across as in most training scenes, and when
@@ -722,16 +722,18 @@ def _tile_sized(boxes: np.ndarray, indices: np.ndarray, of: np.ndarray | None = 
     reference = indices if of is None else of
     if len(reference) < 5 or len(indices) == 0:
         return indices
-    chosen = boxes[indices]
-    sides = np.maximum(chosen[:, 2] - chosen[:, 0], chosen[:, 3] - chosen[:, 1])
-    return indices[sides >= SMALL_TILE * _tile_size(boxes[reference])]
+    return indices[_long_sides(boxes[indices]) >= SMALL_TILE * _tile_size(boxes[reference])]
+
+
+def _long_sides(boxes: np.ndarray) -> np.ndarray:
+    return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
 
 
 def _tile_size(boxes: np.ndarray) -> float:
     """The median tile's size (its longer side) of `boxes`; 0 for no boxes."""
     if len(boxes) == 0:
         return 0.0
-    return float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+    return float(np.median(_long_sides(boxes)))
 
 
 def _below(found: list[tuple[np.ndarray, np.ndarray]], conf: float) -> tuple[np.ndarray, np.ndarray] | None:
