@@ -28,12 +28,12 @@ def run_serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = settings_for_command("fanshot serve", args.model_dir)
     app = create_app(settings)
-    try:  # load the model now, so the first photo is not slow; serve scoring without it if absent
-        app.state.inference.detector()
+    try:  # serve scoring without the model if it is absent
+        app.state.inference.check_model()
     except ApiError as exc:
         print(f"fanshot serve: warning: {exc.message}; photo routes answer 503 until a model is there",
               file=sys.stderr)
-    app.state.pool.start()  # the worker processes load the model while the server starts
+    app.state.pool.start()  # the worker processes load the model now, so the first photo is not slow
     print(f"Fanshot on http://{args.host}:{args.port}/  (API docs at /docs)", file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False)
     return 0

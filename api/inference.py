@@ -85,6 +85,16 @@ class Inference:
         self._model_loaded, self._model_name = True, name
         return result
 
+    def check_model(self) -> None:
+        """The model is there (model.json, its classes, both networks), without loading it (the
+        worker processes load it); ApiError 503 if not."""
+        from vision.detector import ModelNotFoundError, read_model_spec
+
+        try:
+            read_model_spec(self.settings.model_dir)
+        except ModelNotFoundError as exc:
+            raise ApiError(503, "model_not_found", str(exc)) from None
+
     def detector(self):
         from vision.detector import ModelNotFoundError, get_detector
 

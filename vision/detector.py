@@ -352,25 +352,33 @@ def _session(path: Path, threads: int):
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 
+def read_model_spec(model_dir: str | Path | None = None) -> tuple[Path, dict]:
+    """A model folder (default: the shipped models/) and its model.json, checked without loading
+    the networks: the 43 classes of DESIGN.md, both network files there. Raises ModelNotFoundError."""
+    model_dir = Path(model_dir) if model_dir else DEFAULT_MODEL_DIR
+    spec_path = model_dir / MODEL_JSON
+    if not spec_path.is_file():
+        raise ModelNotFoundError(
+            f"no detector model in {model_dir} ({MODEL_JSON} is missing); "
+            "train one with `fanshot train` or restore models/ from git"
+        )
+    spec = json.loads(spec_path.read_text(encoding="utf-8"))
+    if list(spec["classes"]) != CLASSES:
+        raise ModelNotFoundError(f"{spec_path}: its class list is not the 43 classes of DESIGN.md")
+    for part in (spec["finder"], spec["classifier"]):
+        if not (model_dir / part["file"]).is_file():
+            raise ModelNotFoundError(f"{model_dir / part['file']} is missing")
+    return model_dir, spec
+
+
 class Detector:
     """Finds and names mahjong tiles in an RGB image."""
 
     def __init__(self, model_dir: str | Path | None = None, threads: int = DEFAULT_THREADS):
-        self.model_dir = Path(model_dir) if model_dir else DEFAULT_MODEL_DIR
+        self.model_dir, self.spec = read_model_spec(model_dir)
         spec_path = self.model_dir / MODEL_JSON
-        if not spec_path.is_file():
-            raise ModelNotFoundError(
-                f"no detector model in {self.model_dir} ({MODEL_JSON} is missing); "
-                "train one with `fanshot train` or restore models/ from git"
-            )
-        self.spec = json.loads(spec_path.read_text(encoding="utf-8"))
         self.classes: list[str] = list(self.spec["classes"])
-        if self.classes != CLASSES:
-            raise ModelNotFoundError(f"{spec_path}: its class list is not the 43 classes of DESIGN.md")
         finder, classifier = self.spec["finder"], self.spec["classifier"]
-        for part in (finder, classifier):
-            if not (self.model_dir / part["file"]).is_file():
-                raise ModelNotFoundError(f"{self.model_dir / part['file']} is missing")
         self.finder_size = int(finder["imgsz"])
         self.finder_conf = float(finder.get("conf", 0.25))
         self.finder_iou = float(finder.get("iou", 0.5))

@@ -46,3 +46,15 @@ def test_a_missing_model_is_a_503_whatever_the_threads(tmp_path):
     with pytest.raises(ApiError) as info:
         Inference(Settings(inference_workers=1, model_dir=tmp_path)).detector()
     assert info.value.status == 503
+
+
+def test_the_server_checks_the_model_without_loading_it(monkeypatch, tmp_path):
+    from api.errors import ApiError
+
+    monkeypatch.setattr(vision.detector, "get_detector", lambda *a, **k: pytest.fail("loaded"))
+    inference = Inference(Settings(inference_workers=1))
+    inference.check_model()  # the shipped model is there
+    assert not inference.model_loaded()
+    with pytest.raises(ApiError) as info:
+        Inference(Settings(inference_workers=1, model_dir=tmp_path)).check_model()
+    assert info.value.status == 503 and "model.json is missing" in info.value.message
