@@ -107,3 +107,40 @@ def expected_model_name() -> str:
     from vision.detector import read_model_spec
 
     return read_model_spec()[1]["provenance"]["name"]
+
+
+def test_the_worker_processes_end_with_the_server(tmp_path):
+    """Killed (no shutdown at all), the server leaves no worker process behind."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    server = subprocess.Popen([sys.executable, "-c", f"""
+import asyncio, os, sys, time
+from api.inference import start_worker
+from api.pool import InferencePool
+from api.settings import Settings
+pool = InferencePool(1, 0, processes=True, initializer=start_worker,
+                     initargs=(Settings(inference_workers=1, model_dir={str(tmp_path)!r}),))
+print(asyncio.run(pool.execute(os.getpid)), flush=True)
+time.sleep(60)
+"""], stdout=subprocess.PIPE, text=True, cwd=os.getcwd())
+    try:
+        worker = int(server.stdout.readline())
+        assert _alive(worker)
+    finally:
+        server.send_signal(signal.SIGKILL)
+        server.wait(10)
+    deadline = time.monotonic() + 10
+    while _alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(worker)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = open(f"/proc/{pid}/stat").read()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
