@@ -30,6 +30,12 @@ from vision.reading_repair import MIN_ADDED_SCORE, needs_repair, repair
 # may take one of (vision.reading_repair); a weaker box has no candidate the repair may add.
 WEAK_FLOOR = MIN_ADDED_SCORE
 RESULT_KEYS = ("tiles", "hand", "score", "warnings", "warning_details", "alternatives")
+# What puts a reading in doubt, worst first: no winning hand, a layout no table shows (melds
+# merged into the concealed row: a claimed tile turned sideways not told from its neighbours),
+# hand tiles the detector was unsure of. read_hand looks again at a photo read with one of the
+# first LOOK_AGAIN of them (the last is common: 16% of scenes) and ranks two readings by all.
+DOUBTS = ("no_winning_hand", "unusual_layout", "low_confidence")
+LOOK_AGAIN = 2
 
 
 class Detector(Protocol):
@@ -45,16 +51,45 @@ def normalize_context(context: dict | None, rules: str = "mcr") -> dict:
     return validate_context(context, get_ruleset(rules).context_keys)
 
 
-def detect_hand(detector: Detector, rgb: np.ndarray) -> list[dict]:
+def detect_hand(detector: Detector, rgb: np.ndarray, closer: bool = False) -> list[dict]:
     """The detector's tiles of a photo of one player's hand, read as one tile set can hold
     them (vision.one_set: at most four of a tile, one of each flower). When the detector has
     `detect_with_weak`, its weak boxes (finder score from WEAK_FLOOR up to its threshold) follow,
     marked `"weak": True`: not tiles of the reading, only offered to the reading repair of a
-    hand one tile short (analyze_detections)."""
+    hand one tile short (analyze_detections). `closer`: the detector's closer look
+    (`detect_with_weak(..., closer=True)`, read_hand's second look)."""
     if not hasattr(detector, "detect_with_weak"):
         return assign_one_set(detector.detect(rgb))
-    detections, weak = detector.detect_with_weak(rgb, WEAK_FLOOR)
+    detections, weak = detector.detect_with_weak(rgb, WEAK_FLOOR, closer=closer)
     return assign_one_set(detections) + [dict(d, weak=True) for d in weak]
+
+
+def doubts(analysis: dict) -> tuple[bool, ...]:
+    """Which of DOUBTS an analysis has, in DOUBTS' order (so that a less doubtful reading
+    compares smaller)."""
+    codes = {w["code"] for w in analysis["warning_details"]}
+    return (analysis["score"] is None, *(code in codes for code in DOUBTS[1:]))
+
+
+def read_hand(
+    detector: Detector, rgb: np.ndarray, context: dict | None = None, rules: str = "mcr", *, repair_reading: bool = True
+) -> tuple[list[dict], dict]:
+    """A photo's detections (detect_hand) and their analysis (analyze_detections). A reading in
+    doubt (no winning hand, or an unusual layout: DOUBTS[:LOOK_AGAIN]) is read again with the
+    detector's closer look when it has one (the finder's zoomed look at the hand even where it
+    shows the tiles hardly larger, which the first look skips to save time; its boxes fit a tile
+    turned sideways better), and the second reading is kept when it is less in doubt (`doubts`
+    compares smaller: a hand that wins, then no unusual layout, then no unsure tile).
+    Chosen on 1200 scenes of seeds 960000-980000 and 900000: 133 photos looked at again, totals
+    right 1133 -> 1136 (every photo looked at closer: 1137, at a quarter more CPU per photo)."""
+    size = (rgb.shape[1], rgb.shape[0])
+    detections = detect_hand(detector, rgb)
+    analysis = analyze_detections(detections, size, context, rules, repair_reading=repair_reading)
+    if not any(doubts(analysis)[:LOOK_AGAIN]) or not hasattr(detector, "detect_with_weak"):
+        return detections, analysis
+    closer = detect_hand(detector, rgb, closer=True)
+    second = analyze_detections(closer, size, context, rules, repair_reading=repair_reading)
+    return (closer, second) if doubts(second) < doubts(analysis) else (detections, analysis)
 
 
 def analyze_detections(
@@ -125,5 +160,6 @@ def analyze_photo(
     context = normalize_context(context, rules)  # a bad context or rule set: refused before decoding
     if detector is None:
         detector = get_detector()
-    rgb, detections = read_photo(detector, data, lambda image: detect_hand(detector, image), max_pixels=max_pixels)
-    return rgb, analyze_detections(detections, (rgb.shape[1], rgb.shape[0]), context, rules)
+    rgb, (_, analysis) = read_photo(detector, data, lambda image: read_hand(detector, image, context, rules),
+                                    max_pixels=max_pixels)
+    return rgb, analysis

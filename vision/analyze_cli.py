@@ -176,11 +176,12 @@ def run_eval(args) -> int:
             f"misread {tiles['misread']} ({100 * tiles['misread'] / max(1, tiles['total']):.1f}%), "
             f"second boxes on a hand tile {tiles['duplicates']}"
         )
-        print(f"detection: {summary['detect_seconds_per_scene'] * 1000:.0f} ms per photo")
+        print(f"reading (detection, layout, score; doubtful readings looked at again): "
+              f"{summary['read_seconds_per_scene'] * 1000:.0f} ms per photo")
         repairs = summary["repairs"]
         if repairs["on"]:
             print(f"readings repaired: {repairs['photos']} ({repairs['right']} to the true total, {repairs['wrong']} not), "
-                  f"{repairs['seconds_per_repaired'] * 1000:.0f} ms per repaired photo (layout and repair)")
+                  f"{repairs['seconds_per_repaired'] * 1000:.0f} ms per repaired photo (the whole reading)")
     ok = summary["layout_correct"]
     print(f"layout alone, on the true boxes: {ok}/{n} = {100 * ok / n:.1f}%")
     hidden = summary["tile_hidden"]

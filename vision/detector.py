@@ -502,7 +502,7 @@ class Detector:
         ]
 
     def _find_tiles(
-        self, rgb: np.ndarray, floor: float | None
+        self, rgb: np.ndarray, floor: float | None, closer: bool = False
     ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray] | None]:
         """Stage 1: the tile boxes (xyxy in pixels of `rgb`) and finder scores at or above the
         threshold, and (when `floor` is given) those of the same view scoring from `floor` up to
@@ -516,7 +516,8 @@ class Detector:
         around them, at a larger scale (around the largest group of tiles when strays lie far
         away; what the first look found away from that region stays), when that region is small
         enough in the photo for the tiles to come out at least `zoom_min_gain` times larger (a
-        hand across the photo is not looked at again). With `turn_rows`, when the
+        hand across the photo is not looked at again; with `closer`, any gain will do: a second
+        look at a photo whose reading is in doubt, vision.analyze.read_hand). With `turn_rows`, when the
         first look's tiles spread more down the photo than across it (`runs_down`: a hand shot
         from the side of the table, or a long row along a portrait photo), the finder looks at the
         photo turned a quarter turn clockwise, its rows across as in most training scenes, and when
@@ -534,17 +535,19 @@ class Detector:
             turned, turned_scale, turned_glance = self._glance(turned_rgb, confs)
             if turned[0][1].sum() >= seen[0][1].sum():  # the finder is surer of the turned photo
                 turned, _ = self._find(turned_rgb, confs, glance=turned_glance)
-                (boxes, scores), weak = self._after_first_look(turned_rgb, confs, turned, turned_scale)
+                (boxes, scores), weak = self._after_first_look(turned_rgb, confs, turned, turned_scale, closer)
                 height = rgb.shape[0]
                 return (unturn(boxes, height), scores), None if weak is None else (unturn(weak[0], height), weak[1])
         found, _ = self._find(rgb, confs, glance=glance)
-        return self._after_first_look(rgb, confs, found, scale)
+        return self._after_first_look(rgb, confs, found, scale, closer)
 
     def _after_first_look(
-        self, rgb: np.ndarray, confs: tuple[float, ...], found: list[tuple[np.ndarray, np.ndarray]], scale: float
+        self, rgb: np.ndarray, confs: tuple[float, ...], found: list[tuple[np.ndarray, np.ndarray]], scale: float,
+        closer: bool = False,
     ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray] | None]:
         """The rest of `_find_tiles` once the first look at `rgb` is taken (`found`, `scale`:
-        `_find`'s answer): the windows or the zoomed look when they are called for."""
+        `_find`'s answer): the windows or the zoomed look when they are called for (`closer`:
+        the zoomed look whatever it gains)."""
         if not self.zoom_below:
             return found[0], _below(found, self.finder_conf)
         first = found[0][0]
@@ -567,7 +570,7 @@ class Detector:
             if _area(region) > ZOOM_AREA * width * height:
                 return (boxes, scores), weak
         x1, y1, x2, y2 = region
-        if max(width, height) < self.zoom_min_gain * max(x2 - x1, y2 - y1):
+        if not closer and max(width, height) < self.zoom_min_gain * max(x2 - x1, y2 - y1):
             return (boxes, scores), weak
         zoomed, _ = self._find(rgb[y1:y2, x1:x2], confs)
         if len(zoomed[0][0]) < around:
@@ -614,13 +617,14 @@ class Detector:
         as `score`), best first, the first being `tile` and `score` (vision.one_set uses them)."""
         return self._detect(rgb, None)[0]
 
-    def detect_with_weak(self, rgb: np.ndarray, floor: float) -> tuple[list[dict], list[dict]]:
+    def detect_with_weak(self, rgb: np.ndarray, floor: float, closer: bool = False) -> tuple[list[dict], list[dict]]:
         """`detect`'s tiles, and the *weak* ones: boxes the finder scored from `floor` up to its
         threshold, named like the others (same dicts), left out of the tiles. A weak box that is
         the same tile as a kept one or a better weak one (suppress_duplicates' rule) is left out.
         One finder and classifier pass for both (vision.reading_repair may add a weak tile to a
-        hand one tile short)."""
-        return self._detect(rgb, floor)
+        hand one tile short). `closer`: the finder's zoomed look at the tiles' region even when it
+        shows them hardly larger (`_find_tiles`; vision.analyze.read_hand's second look)."""
+        return self._detect(rgb, floor, closer)
 
     def _crop_source(self, rgb: np.ndarray, tiles: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The image the classifier cuts its crops from, and `boxes` in its pixels: `rgb`, unless
@@ -639,10 +643,10 @@ class Detector:
         sx, sy = sharper.shape[1] / rgb.shape[1], sharper.shape[0] / rgb.shape[0]
         return sharper, boxes * np.array([sx, sy, sx, sy], np.float32)
 
-    def _detect(self, rgb: np.ndarray, floor: float | None) -> tuple[list[dict], list[dict]]:
+    def _detect(self, rgb: np.ndarray, floor: float | None, closer: bool = False) -> tuple[list[dict], list[dict]]:
         if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
             raise ValueError("detect() expects an RGB uint8 array of shape (H, W, 3)")
-        (boxes, find_scores), weak = self._find_tiles(rgb, floor)
+        (boxes, find_scores), weak = self._find_tiles(rgb, floor, closer)
         weak_boxes, weak_find = weak if weak is not None else (np.zeros((0, 4), np.float32), np.zeros(0, np.float32))
         all_boxes = np.concatenate([boxes.reshape(-1, 4), weak_boxes.reshape(-1, 4)])
         all_find = np.concatenate([find_scores, weak_find])
@@ -818,11 +822,12 @@ _reading: ContextVar[_PhotoRead | None] = ContextVar("fanshot_photo_read", defau
 
 def read_photo(
     detector, data: bytes, detect=None, *, first_side: int = DETECT_MAX_SIDE, max_pixels: int | None = None
-) -> tuple[np.ndarray, list[dict]]:
+) -> tuple[np.ndarray, object]:
     """A photo's bytes decoded and detected at the resolution the pipeline reads photos at:
-    (the RGB image detected, EXIF orientation applied; `detect(rgb)`'s detections in its pixels).
+    (the RGB image detected, EXIF orientation applied; `detect(rgb)`'s answer, boxes in its pixels).
     The image is `photo_scale_side(photo's long side, first_side)` long. `detect`: the detection
-    to run (default `detector.detect`; the analysis gives vision.analyze.detect_hand). When the
+    to run (default `detector.detect`; the analysis gives vision.analyze.read_hand, whose answer
+    is the detections and their analysis). When the
     tiles the finder finds in it are smaller than the classifier's input (a wide shot's hand),
     the detector cuts the classifier's crops from the same photo decoded again at the next
     direct JPEG scale (`_PhotoRead.sharper`; the finder does not run again, the boxes stay in

@@ -3,8 +3,8 @@
 `fanshot resolution-eval DIR` reads the photos of a `fanshot synth` folder (DIR/images/*.jpg
 with DIR/records/*.json beside them: `score.total`, `hand.context`) as the pipeline reads
 photo bytes: decode the JPEG at some long side (the codec's DCT scaling where it can), detect
-(one-set readings and weak boxes, vision.analyze.detect_hand), lay out, repair and score
-(vision.analyze.analyze_detections). For each rule it counts the photos whose total equals the
+(one-set readings and weak boxes), lay out, repair and score, looking again at a doubtful
+reading (vision.analyze.read_hand). For each rule it counts the photos whose total equals the
 scene's true total, the hand's tiles the detector got wrong (missed, misread, extra: counted as
 vision.analyze_eval counts them, weak boxes aside) and the process CPU time per photo (decode + detect + layout:
 `time.process_time`, so onnxruntime's threads count too).
@@ -77,38 +77,37 @@ def _moved(boxes: list[dict], scale: float, left: float, top: float) -> list[dic
                           b["box"][2] * scale + left, b["box"][3] * scale + top]} for b in boxes]
 
 
-def read_by_rule(detector, data: bytes, rule: str) -> tuple[np.ndarray, list[dict]]:
-    """The photo decoded as `rule` says (see the module's docstring) and its detections
-    (vision.analyze.detect_hand)."""
-    from vision.analyze import detect_hand
+def read_by_rule(detector, data: bytes, rule: str, context: dict | None = None) -> tuple[np.ndarray, tuple[list[dict], dict]]:
+    """The photo decoded as `rule` says (see the module's docstring), its detections and their
+    analysis (vision.analyze.read_hand). A layout that fails is caught, so that the measurement
+    goes on: the analysis is then {"crash": the error in words}, the detections the first look's."""
+    from vision.analyze import detect_hand, read_hand
     from vision.decode import decode_image
 
-    def detect(rgb):
-        return detect_hand(detector, rgb)
+    def read(rgb):
+        try:
+            return read_hand(detector, rgb, context)
+        except Exception as exc:  # a bug in the layout: counted and shown
+            return detect_hand(detector, rgb), {"crash": f"{type(exc).__name__}: {exc}"}
 
     if rule == "photo":
         from vision.detector import read_photo
 
-        return read_photo(detector, data, detect)
+        return read_photo(detector, data, read)
     rgb = decode_image(data) if rule == "full" else decode_image(data, max_side=int(rule))
-    return rgb, detect(rgb)
+    return rgb, read(rgb)
 
 
 def read_photo_total(detector, data: bytes, rule: str, context: dict, boxes: list[dict]) -> dict:
     """The total read from the photo at `rule` (None: no winning hand), the CPU seconds for
     decode + detect + layout, the long side analysed, and the hand's tiles the detector got
     wrong (`boxes`: the scene's true boxes in pixels of the photo; vision.analyze_eval)."""
-    from vision.analyze import analyze_detections
     from vision.analyze_eval import detection_errors
     from vision.decode import probe_image
 
     began = time.process_time()
-    rgb, detections = read_by_rule(detector, data, rule)
-    crash = None
-    try:
-        analysis = analyze_detections(detections, (rgb.shape[1], rgb.shape[0]), context)
-    except Exception as exc:  # a bug in the layout: counted and shown, the measurement goes on
-        analysis, crash = {}, f"{type(exc).__name__}: {exc}"
+    rgb, (detections, analysis) = read_by_rule(detector, data, rule, context)
+    crash = analysis.get("crash")
     seconds = time.process_time() - began
     scale = rgb.shape[1] / probe_image(data)[0]
     errors = detection_errors([d for d in detections if not d.get("weak")], _moved(boxes, scale, 0.0, 0.0))

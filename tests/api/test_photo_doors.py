@@ -29,8 +29,8 @@ class Recording:
         self._note(rgb, found)
         return found
 
-    def detect_with_weak(self, rgb, floor):
-        found, weak = self.real.detect_with_weak(rgb, floor)
+    def detect_with_weak(self, rgb, floor, closer=False):
+        found, weak = self.real.detect_with_weak(rgb, floor, closer)
         self._note(rgb, found)
         return found, weak
 

@@ -260,3 +260,14 @@ def test_a_hand_across_the_photo_is_not_turned(detector):
     boxes, _ = detector.find_tiles(photo)
     assert detector._finder.runs == 2 and detector._finder.across == [True, True]
     assert len(boxes) == 14
+
+
+def test_a_closer_look_zooms_whatever_it_gains(detector):
+    # the 14 tiles across the whole photo of the test above: the plain look skips the zoom, the
+    # closer one (vision.analyze.read_hand's second look at a doubtful reading) takes it
+    photo = np.zeros((750, 1000, 3), np.uint8)
+    for i in range(14):
+        photo[300:360, 40 + 66 * i:90 + 66 * i] = 255
+    (boxes, _), _ = detector._find_tiles(photo, None, closer=True)
+    assert len(boxes) == 14
+    assert detector._finder.runs == 2 + 2
