@@ -516,9 +516,9 @@ class Detector:
         around them, at a larger scale (around the largest group of tiles when strays lie far
         away; what the first look found away from that region stays), when that region is small
         enough in the photo for the tiles to come out at least `zoom_min_gain` times larger (a
-        hand across the photo is not looked at again; with `closer`, any gain will do: a second
-        look at a photo whose reading is in doubt, vision.analyze.read_hand). With `turn_rows`, when the
-        first look's tiles spread more down the photo than across it (`runs_down`: a hand shot
+        hand across the photo is not looked at again; with `closer`, any gain will do: the second
+        look at a photo whose reading is in doubt, vision.analyze.read_hand). With `turn_rows`,
+        when the first look's tiles spread more down the photo than across it (`runs_down`: a hand shot
         from the side of the table, or a long row along a portrait photo), the finder looks at the
         photo turned a quarter turn clockwise, its rows across as in most training scenes, and when
         its scores over that look add up to at least those over the first, the photo is read

@@ -77,7 +77,9 @@ def _moved(boxes: list[dict], scale: float, left: float, top: float) -> list[dic
                           b["box"][2] * scale + left, b["box"][3] * scale + top]} for b in boxes]
 
 
-def read_by_rule(detector, data: bytes, rule: str, context: dict | None = None) -> tuple[np.ndarray, tuple[list[dict], dict]]:
+def read_by_rule(
+    detector, data: bytes, rule: str, context: dict | None = None
+) -> tuple[np.ndarray, tuple[list[dict], dict]]:
     """The photo decoded as `rule` says (see the module's docstring), its detections and their
     analysis (vision.analyze.read_hand). A layout that fails is caught, so that the measurement
     goes on: the analysis is then {"crash": the error in words}, the detections the first look's."""
