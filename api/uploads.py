@@ -1,7 +1,10 @@
-"""Reading an uploaded image: the size cap and the declared type, before any decoding."""
+"""Reading an uploaded image: the size cap and the declared type, before any decoding; and the
+form's field names, so that none the route does not take is dropped unsaid."""
 from __future__ import annotations
 
-from fastapi import UploadFile
+import inspect
+
+from fastapi import Request, UploadFile
 
 from .errors import ApiError
 
@@ -18,3 +21,19 @@ async def read_image_upload(upload: UploadFile, max_bytes: int) -> bytes:
     if len(data) > max_bytes:
         raise ApiError(413, "upload_too_large", f"the image is larger than {max_bytes} bytes")
     return data
+
+
+def form_fields(endpoint) -> frozenset[str]:
+    """The form fields a route takes: its parameters but `request`."""
+    return frozenset(name for name in inspect.signature(endpoint).parameters if name != "request")
+
+
+async def check_form_fields(request: Request, allowed: frozenset[str]) -> None:
+    """422 `unknown_field` when the form has a field the route does not take: a misspelt
+    `self_drawn`, or a `context` JSON sent as one field, would otherwise be dropped and the hand
+    scored without it."""
+    unknown = sorted(set((await request.form()).keys()) - allowed)
+    if unknown:
+        raise ApiError(422, "unknown_field",
+                       f"unknown form field{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+                       f"this route takes {', '.join(sorted(allowed))}", params={"fields": unknown})

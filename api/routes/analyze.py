@@ -7,7 +7,7 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from ..errors import error_responses
 from ..schemas import AnalyzeResponse, Wind
 from ..scorer import check_rules
-from ..uploads import read_image_upload
+from ..uploads import check_form_fields, form_fields, read_image_upload
 
 router = APIRouter(tags=["photos"])
 
@@ -33,6 +33,7 @@ async def analyze(
     """Tiles (code, box, score), the hand read from them, its score, warnings and
     alternatives, and the annotated photo (a URL, or base64 with inline_image)."""
     state = request.app.state
+    await check_form_fields(request, FIELDS)
     check_rules(rules)  # before the upload is read or a worker taken
     context = {"self_drawn": self_drawn, "seat_wind": seat_wind, "prevalent_wind": prevalent_wind,
                "last_tile": last_tile, "kong_replacement": kong_replacement, "robbing_kong": robbing_kong,
@@ -49,3 +50,6 @@ async def analyze(
         image_id = state.images.put(result.jpeg)
         body["image_url"] = request.url_for("annotated_image", image_id=image_id).path
     return body
+
+
+FIELDS = form_fields(analyze)

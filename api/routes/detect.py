@@ -4,7 +4,7 @@ from fastapi import APIRouter, File, Request, UploadFile
 
 from ..errors import error_responses
 from ..schemas import DetectResponse
-from ..uploads import read_image_upload
+from ..uploads import check_form_fields, form_fields, read_image_upload
 
 router = APIRouter(tags=["photos"])
 
@@ -13,6 +13,10 @@ router = APIRouter(tags=["photos"])
              summary="Detect the tiles in a photo (for pre-labelling tools)")
 async def detect(request: Request, image: UploadFile = File(description="a JPEG, PNG, WebP or HEIC photo")) -> dict:
     state = request.app.state
+    await check_form_fields(request, FIELDS)
     async with state.pool.admission():  # a place in the pool before the upload is read into memory
         data = await read_image_upload(image, state.settings.max_upload_bytes)
         return await state.inference.run(state.pool, "detect", data)
+
+
+FIELDS = form_fields(detect)

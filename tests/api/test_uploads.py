@@ -101,3 +101,26 @@ def test_a_json_body_has_its_own_smaller_cap(client):
                            headers={"content-type": "application/json"})
     error = _error(response, 413)
     assert error == {"code": "body_too_large", "message": f"the request body is larger than {JSON_BODY_LIMIT} bytes"}
+
+
+@pytest.mark.parametrize("route", PHOTO_ROUTES)
+def test_a_form_field_the_route_does_not_take_is_a_422_not_dropped(client, route):
+    # a misspelt context field would otherwise be dropped and the hand scored without it
+    response = client.post(route, files={"image": ("hand.png", b"not read", "image/png")},
+                           data={"self_drawm": "true", "context": '{"self_drawn": true}'})
+    error = _error(response, 422)
+    assert error["code"] == "unknown_field"
+    assert error["params"] == {"fields": ["context", "self_drawm"]}
+    assert "self_drawm" in error["message"] and "image" in error["message"]
+
+
+def test_the_analyze_routes_own_fields_are_all_taken(client):
+    from api.routes.analyze import FIELDS
+
+    assert {"image", "rules", "self_drawn", "seat_wind", "prevalent_wind", "inline_image", "wild_tile"} <= FIELDS
+    assert "request" not in FIELDS
+    # every field the route takes passes the check: the photo (not an image here) is what is refused
+    data = {"rules": "mcr", "self_drawn": "true", "seat_wind": "S", "prevalent_wind": "E", "last_tile": "false",
+            "kong_replacement": "false", "robbing_kong": "false", "fourth_tile": "false", "inline_image": "true"}
+    response = client.post("/api/v1/analyze", files={"image": ("hand.png", b"not an image", "image/png")}, data=data)
+    assert _error(response, 415)["code"] == "not_an_image"
