@@ -79,7 +79,8 @@ def client_loop(host: str, port: int, path: str, body: bytes, content_type: str,
             response = conn.getresponse()
             payload = response.read()
             status = response.status
-            if status == 200 and not json.loads(payload).get("tiles"):
+            answer = json.loads(payload) if status == 200 else {}
+            if status == 200 and not (answer.get("tiles") or answer.get("detections")):  # analyze / detect
                 status = "no tiles"
         except (OSError, http.client.HTTPException) as exc:
             status = type(exc).__name__
@@ -145,7 +146,9 @@ def main(argv: list[str] | None = None) -> int:
                                        str(port), "--log-level", "warning"], cwd=REPO, env=os.environ.copy())
         try:
             wait_healthy(host, port, 60)
-            body, content_type = multipart(photo, photo_path.name, {"rules": "mcr"})
+            # /detect takes the image alone (a field it does not take is a 422)
+            fields = {"rules": "mcr"} if args.route == "analyze" else {}
+            body, content_type = multipart(photo, photo_path.name, fields)
             path = f"/api/v1/{args.route}"
             # one request first, so model loading is not in the figures
             client_loop(host, port, path, body, content_type, time.monotonic() + 0.001, args.timeout, [],
