@@ -121,7 +121,7 @@ def decode_image(
             rgba = image.convert("RGBA")
             background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
             image = Image.alpha_composite(background, rgba)
-        rgb = image if image.mode == "RGB" else image.convert("RGB")
+        rgb = image if image.mode == "RGB" else _eight_bit(image).convert("RGB")
     except ImageError:
         raise
     except Exception as exc:  # PIL raises OSError, SyntaxError, ValueError, zlib errors ...
@@ -131,6 +131,20 @@ def decode_image(
         size = (max(1, round(rgb.size[0] * scale)), max(1, round(rgb.size[1] * scale)))
         rgb = rgb.resize(size, Image.BILINEAR, reducing_gap=2.0)
     return np.asarray(rgb, dtype=np.uint8)
+
+
+def _eight_bit(image: Image.Image) -> Image.Image:
+    """A grey image of 16-bit or float samples ("I;16*", "I", "F": a 16-bit grey PNG or TIFF) as 8-bit
+    grey, its range scaled down (PIL's own convert clips every sample above 255 to white); any
+    other image as it is."""
+    if image.mode not in ("I", "F") and not image.mode.startswith("I;16"):
+        return image
+    samples = np.asarray(image, dtype=np.float64)
+    if image.mode == "F":
+        top = 1.0 if samples.size and samples.max() <= 1.0 else 255.0
+    else:
+        top = 65535.0 if image.mode.startswith("I;16") or (samples.size and samples.max() > 255) else 255.0
+    return Image.fromarray(np.clip(samples * (255.0 / top) + 0.5, 0, 255).astype(np.uint8))
 
 
 # EXIF orientation -> the OpenCV steps that show the photo upright (as ImageOps.exif_transpose)

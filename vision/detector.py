@@ -264,14 +264,16 @@ def unturn(boxes: np.ndarray, height: int) -> np.ndarray:
 
 def photo_windows(width: int, height: int, grid: tuple[int, int], overlap: float) -> list[tuple[int, int, int, int]]:
     """Overlapping windows (x1, y1, x2, y2) covering a width x height photo: `grid` = (windows along
-    the long side, along the short side), neighbours sharing `overlap` of a window's size."""
+    the long side, along the short side), neighbours sharing `overlap` of a window's size. A photo
+    a few pixels across gets fewer windows: none empty, none twice."""
     along_long, along_short = grid
     cols, rows = (along_long, along_short) if width >= height else (along_short, along_long)
 
     def spans(length: int, count: int) -> list[tuple[int, int]]:
         size = length / (count - (count - 1) * overlap)
         step = size * (1 - overlap)
-        return [(int(round(i * step)), min(length, int(round(i * step + size)))) for i in range(count)]
+        cut = [(int(round(i * step)), min(length, int(round(i * step + size)))) for i in range(count)]
+        return list(dict.fromkeys(span for span in cut if span[1] > span[0]))
 
     return [(x1, y1, x2, y2) for y1, y2 in spans(height, rows) for x1, x2 in spans(width, cols)]
 

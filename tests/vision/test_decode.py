@@ -46,6 +46,25 @@ def test_decodes_heic():
     assert rgb.shape == (48, 64, 3)
 
 
+
+@pytest.mark.parametrize("fmt, mode", [("PNG", "I;16"), ("TIFF", "I;16"), ("TIFF", "I"), ("TIFF", "F")])
+def test_a_grey_image_of_16_bit_or_float_samples_keeps_its_tones(fmt, mode):
+    # PIL's convert("RGB") clips every sample above 255: such a photo read as a white page
+    grey = np.linspace(0, 255, 64, dtype=np.float64)[None, :].repeat(48, 0)
+    samples = {"I;16": (grey * 257).astype(np.uint16), "I": (grey * 257).astype(np.int32),
+               "F": (grey / 255).astype(np.float32)}[mode]
+    image = Image.fromarray(samples)
+    assert image.mode == mode
+    rgb = decode_image(_encode(image, fmt))
+    assert rgb.shape == (48, 64, 3) and rgb.dtype == np.uint8
+    assert np.abs(rgb.astype(int) - np.round(grey).astype(int)[..., None]).max() <= 1
+
+
+def test_an_8_bit_grey_image_is_not_scaled():
+    grey = np.linspace(0, 255, 64).astype(np.uint8)[None, :].repeat(48, 0)
+    rgb = decode_image(_encode(Image.fromarray(grey), "PNG"))
+    assert (rgb == grey[..., None]).all()
+
 def test_applies_exif_orientation():
     exif = Image.Exif()
     exif[0x0112] = 6  # stored landscape, shown rotated 90 degrees clockwise

@@ -61,6 +61,24 @@ def test_windows_cover_the_photo_and_overlap():
     assert len({(x1, x2) for x1, _, x2, _ in portrait}) == 2 and len({(y1, y2) for _, y1, _, y2 in portrait}) == 3
 
 
+
+@pytest.mark.parametrize("width, height", [(1, 1), (2, 2), (3, 2), (1, 900), (7, 5)])
+def test_a_photo_a_few_pixels_across_gets_windows_none_empty(width, height):
+    windows = photo_windows(width, height, (3, 2), 0.25)
+    assert windows and len(set(windows)) == len(windows)
+    assert all(x2 > x1 and y2 > y1 for x1, y1, x2, y2 in windows)
+    assert min(w[0] for w in windows) == 0 and max(w[2] for w in windows) == width
+    assert min(w[1] for w in windows) == 0 and max(w[3] for w in windows) == height
+
+
+@pytest.mark.parametrize("width, height", [(1, 1), (2, 2), (2, 900), (900, 2)])
+def test_the_shipped_detector_finds_nothing_in_a_photo_a_few_pixels_across(width, height):
+    # a 1 x 1 image once crashed the windowed look (an empty window: division by zero)
+    detector = Detector(DEFAULT_MODEL_DIR)
+    grey = np.full((height, width, 3), 128, np.uint8)
+    assert detector.detect(grey) == []
+    assert detector.detect_with_weak(grey, 0.02, closer=True) == ([], [])
+
 def test_a_tile_cut_by_a_window_edge_is_kept_whole_from_its_neighbour():
     windows = [(0, 0, 600, 400), (400, 0, 1000, 400)]
     # the tile spans x 580..620: the left window sees it cut at its right edge (580..600)
