@@ -5,12 +5,24 @@ import argparse
 import sys
 
 
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 1-65535 (a larger number was taken and the service listened
+    on another port than the one it printed)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 1-65535, not {port}")
+    return port
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     serve = subparsers.add_parser("serve", help="start the web service (API under /api/v1, phone page at /)",
                                   description="Start the Fanshot web service. Limits come from FANSHOT_* "
                                               "environment variables (see api/settings.py).")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    serve.add_argument("--port", type=port_number, default=8000, help="port to listen on (default 8000)")
     serve.add_argument("--model-dir", default=None, help="detector model folder (default: the shipped models/)")
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.set_defaults(func=run_serve)

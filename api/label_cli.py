@@ -4,6 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from api.cli import port_number
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     label = subparsers.add_parser(
@@ -13,7 +15,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "With --export, write the labelled set instead of serving.")
     label.add_argument("folder", metavar="DIR", help="folder of images (JPEG, PNG, WebP, HEIC)")
     label.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    label.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    label.add_argument("--port", type=port_number, default=8000, help="port to listen on (default 8000)")
     label.add_argument("--model-dir", default=None, help="detector model folder (default: the shipped models/)")
     label.add_argument("--export", choices=["yolo", "coco", "labelstudio"],
                        help="write the labelled images in this format to --out and exit")

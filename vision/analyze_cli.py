@@ -80,7 +80,7 @@ def run_analyze(args) -> int:
         return _fail(exc.message)
     path = Path(args.photo)
     if not path.is_file():
-        return _fail(f"no such file: {path}")
+        return _fail(f"{path} is a folder, not a photo" if path.is_dir() else f"no such file: {path}")
     try:
         detector = get_detector(args.model_dir)
         rgb, analysis = analyze_photo(path.read_bytes(), context, args.rules, detector)

@@ -1,4 +1,6 @@
 """`fanshot serve`: arguments, and a clear message for bad settings."""
+import pytest
+
 from fanshot.cli import build_parser, main
 
 
@@ -17,3 +19,18 @@ def test_a_bad_setting_is_a_message_and_exit_2(monkeypatch, capsys):
     monkeypatch.setenv("FANSHOT_MAX_PIXELS", "many")
     assert main(["serve", "--port", "1"]) == 2
     assert "FANSHOT_MAX_PIXELS must be an integer" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["serve"], ["label", "."]])
+@pytest.mark.parametrize("port, message", [("99999", "a port is 1-65535, not 99999"), ("0", "a port is 1-65535, not 0"),
+                                           ("http", "not a port number: 'http'")])
+def test_a_port_outside_1_to_65535_is_refused_before_anything_starts(command, port, message, capsys):
+    # 99999 was taken: the service listened on another port than the one it printed
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args([*command, "--port", port])
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_highest_port_is_taken():
+    assert build_parser().parse_args(["serve", "--port", "65535"]).port == 65535

@@ -150,3 +150,8 @@ def test_cli_text_says_why_a_total_with_flowers_is_under_the_minimum():
     assert score["total"] == 8 and not score["meets_minimum"]
     text = format_analysis({"tiles": [], "hand": hand, "score": score, "warnings": []})
     assert "total: 8 (below the 8-point minimum; 5 without the flowers, which do not count)" in text
+
+
+def test_cli_a_folder_is_named_a_folder(tmp_path, capsys):
+    assert main(["analyze", str(tmp_path)]) == 2
+    assert f"{tmp_path} is a folder, not a photo" in capsys.readouterr().err
