@@ -31,9 +31,16 @@ def form_fields(endpoint) -> frozenset[str]:
 async def check_form_fields(request: Request, allowed: frozenset[str]) -> None:
     """422 `unknown_field` when the form has a field the route does not take: a misspelt
     `self_drawn`, or a `context` JSON sent as one field, would otherwise be dropped and the hand
-    scored without it."""
-    unknown = sorted(set((await request.form()).keys()) - allowed)
+    scored without it. 422 `repeated_field` when it has a field twice: two photos in one request
+    (one would be read, the other dropped), or `self_drawn` both true and false."""
+    names = [name for name, _ in (await request.form()).multi_items()]
+    unknown = sorted(set(names) - allowed)
     if unknown:
         raise ApiError(422, "unknown_field",
                        f"unknown form field{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
                        f"this route takes {', '.join(sorted(allowed))}", params={"fields": unknown})
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise ApiError(422, "repeated_field",
+                       f"form field{'s' if len(repeated) > 1 else ''} {', '.join(repeated)} given more than once; "
+                       "send one photo per request and each field once", params={"fields": repeated})

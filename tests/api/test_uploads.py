@@ -114,6 +114,22 @@ def test_a_form_field_the_route_does_not_take_is_a_422_not_dropped(client, route
     assert "self_drawm" in error["message"] and "image" in error["message"]
 
 
+
+@pytest.mark.parametrize("route", PHOTO_ROUTES)
+def test_two_photos_in_one_request_are_a_422_not_one_dropped(client, route, png):
+    files = [("image", ("a.png", png(), "image/png")), ("image", ("b.png", png(), "image/png"))]
+    error = _error(client.post(route, files=files), 422)
+    assert error["code"] == "repeated_field"
+    assert error["params"] == {"fields": ["image"]}
+    assert "one photo per request" in error["message"]
+
+
+def test_a_context_field_given_twice_is_a_422_not_one_of_them_taken(client, png):
+    response = client.post("/api/v1/analyze", files={"image": ("a.png", png(), "image/png")},
+                           data={"self_drawn": ["true", "false"], "seat_wind": "S"})
+    error = _error(response, 422)
+    assert error["code"] == "repeated_field" and error["params"] == {"fields": ["self_drawn"]}
+
 def test_the_analyze_routes_own_fields_are_all_taken(client):
     from api.routes.analyze import FIELDS
 
