@@ -114,7 +114,7 @@ def validate_boxes(boxes: object) -> list[dict]:
         if not isinstance(item, dict):
             raise LabelError("bad_boxes", f"{where} is not an object", 422)
         tile = item.get("tile")
-        if tile not in CLASS_ID:
+        if not isinstance(tile, str) or tile not in CLASS_ID:
             raise LabelError("bad_boxes", f"{where}: unknown tile {tile!r} (one of {', '.join(CLASSES)})", 422)
         box = item.get("box")
         if (
@@ -128,6 +128,16 @@ def validate_boxes(boxes: object) -> list[dict]:
             raise LabelError("bad_boxes", f"{where}: 'score' must be a number or null", 422)
         clean.append({"tile": tile, "box": [float(v) for v in box], "score": score})
     return clean
+
+
+def check_inside(boxes: list[dict], width: int, height: int) -> None:
+    """LabelError (422) for a box that keeps no area once clipped to the width x height image (it lies
+    outside it, or is a line): its label would be a box of zero width or height."""
+    for index, item in enumerate(boxes):
+        x1, y1, x2, y2 = item["box"]
+        if min(max(x1, x2), width) - max(min(x1, x2), 0) <= 0 or min(max(y1, y2), height) - max(min(y1, y2), 0) <= 0:
+            raise LabelError("bad_boxes", f"box {index}: {item['box']} has no area inside the {width}x{height} image",
+                             422)
 
 
 def least_confident_first(boxes: list[dict]) -> list[dict]:
@@ -407,11 +417,12 @@ class LabelStore:
 
     def save(self, rel: str, boxes: object) -> dict:
         """Replace the labels of an image (a person's change): saved at once, undoable."""
-        clean = least_confident_first(validate_boxes(boxes))
+        clean = validate_boxes(boxes)
         image = self.resolve_image(rel)
         with self._lock:
             size = self.image_size(rel)
-            self._write(image, clean, size, reviewed=True, push=True)
+            check_inside(clean, *size)
+            self._write(image, least_confident_first(clean), size, reviewed=True, push=True)
             return self._state(rel, image)
 
     def undo(self, rel: str) -> dict:

@@ -396,6 +396,11 @@
       render();
       return;
     }
+    if (!d.isNew && (b.box[2] - b.box[0] < MIN_BOX_PX || b.box[3] - b.box[1] < MIN_BOX_PX)) {
+      b.box = d.orig.slice(); // a resize that squashes the box to a line is undone, not saved
+      render();
+      return;
+    }
     if (!d.moved) { render(); return; }
     b.score = null;
     render();

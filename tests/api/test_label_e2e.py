@@ -113,3 +113,23 @@ def test_fix_a_class_from_the_keyboard_and_find_it_in_the_label_file(server, fol
     page.wait_for_selector("#image-name:text('b.jpg')")
     page.wait_for_selector("#image-list li.reviewed[data-path='a.jpg']")
     assert classes_in(folder / "b.txt") == [0, 21]
+
+
+def test_a_resize_that_squashes_a_box_to_a_line_is_undone_not_saved(server, folder, page):
+    # the page once sent the squashed box and the label file got a box of zero height
+    label = folder / "a.txt"
+    page.goto(server + "/label")
+    page.wait_for_selector(".box.selected[data-tile='B4']")
+    before = label.read_text()
+    handle = page.locator(".box.selected .handle.se").bounding_box()
+    photo = page.locator("#photo").bounding_box()
+    top = photo["y"] + 40 * photo["height"] / 200  # the B4 box's top edge, in page pixels
+    page.mouse.move(handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(handle["x"] + handle["width"] / 2, top, steps=6)
+    page.mouse.up()
+    page.wait_for_timeout(500)
+    assert label.read_text() == before
+    box = page.locator(".box.selected[data-tile='B4']").bounding_box()
+    assert box["height"] > 100 * photo["height"] / 200  # back to its 120 px (image) height
+    assert page.locator("#save-state").inner_text() != "error"

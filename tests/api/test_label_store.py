@@ -174,6 +174,13 @@ def test_without_a_detector_the_image_opens_empty_and_is_prelabelled_later(folde
     ([{"tile": "B5", "box": [0, 0, 1]}], "[x1, y1, x2, y2]"),
     ([{"tile": "B5", "box": [0, 0, 1, "2"]}], "[x1, y1, x2, y2]"),
     ([{"tile": "B5", "box": [0, 0, 1, 2], "score": "high"}], "score"),
+    ([{"tile": ["B5"], "box": [0, 0, 1, 2]}], "unknown tile"),  # a list once crashed the lookup (a 500)
+    ([{"tile": {"B": 5}, "box": [0, 0, 1, 2]}], "unknown tile"),
+    # boxes that keep no area inside the image: their label had zero width or height
+    ([{"tile": "B5", "box": [0, 0, 10, 10]}, {"tile": "B5", "box": [250, 10, 300, 40]}], "box 1: [250.0, 10.0, 300.0, 40.0] has no area"),
+    ([{"tile": "B5", "box": [-50, 10, -1, 40]}], "has no area inside the 200x100 image"),
+    ([{"tile": "B5", "box": [10, 10, 10, 40]}], "has no area"),
+    ([{"tile": "B5", "box": [10, 100, 40, 180]}], "has no area"),
 ])
 def test_save_refuses_bad_boxes(store, boxes, fragment):
     with pytest.raises(LabelError) as info:
@@ -225,3 +232,9 @@ def test_images_sharing_a_label_file_are_warned_about(store, folder):
     make_image(folder / "a.png")
     assert "share the label file a.txt" in store.load("a.jpg")["warnings"][0]
     assert store.load("sub/b.png")["warnings"] == []
+
+
+def test_a_box_partly_outside_the_image_is_clipped_to_it(store, folder):
+    store.load("a.jpg")
+    doc = store.save("a.jpg", [{"tile": "B5", "box": [-20, 90, 30, 160]}, {"tile": "W1", "box": [190, 10, 170, 40]}])
+    assert sorted(b["box"] for b in doc["boxes"]) == [[0.0, 90.0, 30.0, 100.0], [170.0, 10.0, 190.0, 40.0]]
