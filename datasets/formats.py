@@ -21,6 +21,7 @@ any format gives back the same boxes.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 from pathlib import Path
@@ -130,8 +131,8 @@ def yolo_class_names(data_yaml: Path) -> list[str]:
 
 def read_yolo_label(label: Path, n_classes: int) -> list[tuple[int, tuple[str, str, str, str]]]:
     """The boxes of one YOLO label file, `cls cx cy w h` a line, as (class id, the four numbers as
-    written); no file means no boxes. A line that is not that, or a class id outside
-    0..n_classes-1, raises DatasetError naming the file and line."""
+    written); no file means no boxes. A line that is not that (nan and inf are not numbers here),
+    or a class id outside 0..n_classes-1, raises DatasetError naming the file and line."""
     if not label.is_file():
         return []
     boxes = []
@@ -142,7 +143,8 @@ def read_yolo_label(label: Path, n_classes: int) -> list[tuple[int, tuple[str, s
         try:
             cls = int(parts[0])
             fields = tuple(parts[1:5])
-            list(map(float, fields))  # four numbers, or ValueError
+            if not all(math.isfinite(float(v)) for v in fields):  # four numbers, or ValueError
+                raise ValueError(line)
         except ValueError:
             cls, fields = -1, ()
         if len(fields) != 4 or not 0 <= cls < n_classes:

@@ -18,7 +18,8 @@ def test_boxes_keep_the_numbers_as_written(tmp_path):
 
 
 @pytest.mark.parametrize("line", ["43 0.5 0.5 0.1 0.1", "-1 0.5 0.5 0.1 0.1", "1.0 0.5 0.5 0.1 0.1",
-                                  "2 0.5 0.5 0.1", "2 0.5 x 0.1 0.1", "B5 0.5 0.5 0.1 0.1"])
+                                  "2 0.5 0.5 0.1", "2 0.5 x 0.1 0.1", "B5 0.5 0.5 0.1 0.1",
+                                  "2 nan 0.5 0.1 0.1", "2 0.5 inf 0.1 0.1", "2 0.5 0.5 1e400 0.1"])  # nan, inf: a traceback once
 def test_a_bad_line_names_its_file_and_line(tmp_path, line):
     label = tmp_path / "a.txt"
     label.write_text(f"0 0.5 0.5 0.1 0.1\n{line}\n")
