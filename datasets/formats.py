@@ -49,6 +49,15 @@ def _clean_box(box) -> list[float]:
     return [_round(v) for v in box]
 
 
+def _numbers(values, count: int, where: str) -> list[float]:
+    """`values` as `count` floats; DatasetError naming `where` unless they are that many finite
+    numbers (a JSON source's box or size: a string, null, nan or a missing value is refused)."""
+    if (isinstance(values, (list, tuple)) and len(values) == count
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values)):
+        return [float(v) for v in values]
+    raise DatasetError(f"{where}: expected {count} numbers, got {values!r:.80}")
+
+
 _TRANSPOSING_ORIENTATIONS = frozenset((5, 6, 7, 8))  # EXIF orientations that swap width and height
 _PNG_LATE_METADATA = frozenset((b"eXIf", b"iTXt", b"tEXt", b"zTXt"))
 
@@ -268,33 +277,56 @@ def read_coco(path: str | Path, image_dir: str | Path | None = None) -> list[dic
     data = _load_json(path)
     if not isinstance(data, dict) or "images" not in data or "categories" not in data:
         raise DatasetError(f"{path} is not a COCO detection file (no images/categories)")
+    parts = [data["images"], data["categories"], data.get("annotations", [])]
+    if not all(isinstance(part, list) and all(isinstance(item, dict) for item in part) for part in parts):
+        raise DatasetError(f"{path}: images, categories and annotations must be lists of objects")
     try:
-        cats = {c["id"]: to_code(c["name"]) for c in data["categories"]}
+        cats = {_json_id(c.get("id"), f"{path}: a category's id"): to_code(str(c.get("name")))
+                for c in data["categories"]}
     except ClassMapError as exc:
         raise DatasetError(f"{path}: {exc}") from exc
     dirs = [Path(image_dir)] if image_dir else [path.parent, path.parent / "images"]
     records: dict = {}
     order = []
     for im in data["images"]:
-        file = im["file_name"]
+        image_id = _json_id(im.get("id"), f"{path}: an image's id")
+        file = im.get("file_name")
+        if not isinstance(file, str) or not file:
+            raise DatasetError(f"{path}: image {image_id!r} has no file_name")
         for d in dirs:
             resolved = _resolve_image(file, d)
             if resolved != file:
                 file = resolved
                 break
-        records[im["id"]] = {"file": file, "width": int(im["width"]), "height": int(im["height"]),
-                             "boxes": []}
-        order.append(im["id"])
-    for ann in sorted(data.get("annotations", []), key=lambda a: a.get("id", 0)):
-        rec = records.get(ann["image_id"])
+        size = [im.get("width"), im.get("height")]
+        if size == [None, None] and Path(file).is_file():  # some tools leave the size out: the image has it
+            size = list(image_size(file))
+        width, height = _numbers(size, 2, f"{path}: image {image_id!r} width and height")
+        if width < 1 or height < 1:
+            raise DatasetError(f"{path}: image {image_id!r} is {width:g}x{height:g} pixels")
+        records[image_id] = {"file": file, "width": int(width), "height": int(height), "boxes": []}
+        order.append(image_id)
+    annotations = data.get("annotations", [])
+    for ann in sorted(annotations, key=lambda a: a.get("id") if isinstance(a.get("id"), int) else 0):
+        where = f"{path}: annotation {ann.get('id')!r:.40}"
+        rec = records.get(_json_id(ann.get("image_id"), f"{where}: its image_id"))
         if rec is None:
-            raise DatasetError(f"{path}: annotation {ann.get('id')} refers to unknown image {ann['image_id']}")
-        if ann["category_id"] not in cats:
-            raise DatasetError(f"{path}: annotation {ann.get('id')} has unknown category {ann['category_id']}")
-        x, y, w, h = ann["bbox"]
-        rec["boxes"].append({"tile": cats[ann["category_id"]],
-                             "box": _clean_box([x, y, x + w, y + h])})
+            raise DatasetError(f"{where} refers to unknown image {ann.get('image_id')!r:.40}")
+        category = _json_id(ann.get("category_id"), f"{where}: its category_id")
+        if category not in cats:
+            raise DatasetError(f"{where} has unknown category {category!r}")
+        x, y, w, h = _numbers(ann.get("bbox"), 4, f"{where}: bbox [x, y, w, h]")
+        if w < 0 or h < 0:
+            raise DatasetError(f"{where}: bbox {ann['bbox']} has a negative width or height")
+        rec["boxes"].append({"tile": cats[category], "box": _clean_box([x, y, x + w, y + h])})
     return [records[i] for i in order]
+
+
+def _json_id(value, where: str):
+    """A JSON id (a number or a string); DatasetError naming `where` for a list, object or null."""
+    if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+        return value
+    raise DatasetError(f"{where} must be a number or a string, not {value!r:.40}")
 
 
 def to_coco(dataset: list[dict], image_root: str | Path | None = None) -> dict:
@@ -339,43 +371,57 @@ def read_labelstudio(path: str | Path, image_dir: str | Path | None = None) -> l
         raise DatasetError(f"{path} is not a Label Studio export (expected a list of tasks)")
     dataset = []
     for task in tasks:
+        if not isinstance(task, dict) or not isinstance(task.get("data", {}), dict):
+            raise DatasetError(f"{path}: a task is not an object with a data object: {task!r:.80}")
         data = task.get("data", {})
         url = data.get("image")
-        if url is None:
+        if not isinstance(url, str) or not url:
             raise DatasetError(f"{path}: task {task.get('id')} has no data.image")
         name = _ls_image_name(url)
         file = _resolve_image(name, Path(image_dir) if image_dir else path.parent)
+        where = f"{path}: task {task.get('id')!r:.40}"
+        annotations, predictions = task.get("annotations", []), task.get("predictions", [])
+        if not all(isinstance(part, list) and all(isinstance(item, dict) for item in part)
+                   for part in (annotations, predictions)):
+            raise DatasetError(f"{where}: annotations and predictions must be lists of objects")
         results = None
-        for ann in task.get("annotations", []):
+        for ann in annotations:
             if not ann.get("was_cancelled"):
                 results = ann.get("result", [])
                 break
         if results is None:
-            preds = task.get("predictions", [])
-            results = preds[0].get("result", []) if preds else []
+            results = predictions[0].get("result", []) if predictions else []
+        if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
+            raise DatasetError(f"{where}: result must be a list of objects")
         width = data.get("width")
         height = data.get("height")
         boxes = []
         for r in results:
             if r.get("type") != "rectanglelabels":
                 continue
-            width = r.get("original_width", width)
-            height = r.get("original_height", height)
-            v = r["value"]
+            width, height = _numbers([r.get("original_width", width), r.get("original_height", height)], 2,
+                                     f"{where}: original_width and original_height")
+            v = r.get("value")
+            if not isinstance(v, dict):
+                raise DatasetError(f"{where}: a result has no value object")
             if v.get("rotation"):
-                raise DatasetError(f"{path}: task {task.get('id')}: rotated boxes are not supported")
+                raise DatasetError(f"{where}: rotated boxes are not supported")
+            labels = v.get("rectanglelabels")
+            if not isinstance(labels, list) or not labels:
+                raise DatasetError(f"{where}: a box has no rectanglelabels")
             try:
-                tile = to_code(v["rectanglelabels"][0])
+                tile = to_code(str(labels[0]))
             except ClassMapError as exc:
-                raise DatasetError(f"{path}: task {task.get('id')}: {exc}") from exc
-            x1 = v["x"] * width / 100
-            y1 = v["y"] * height / 100
-            boxes.append({"tile": tile, "box": _clean_box(
-                [x1, y1, x1 + v["width"] * width / 100, y1 + v["height"] * height / 100])})
+                raise DatasetError(f"{where}: {exc}") from exc
+            x, y, w, h = _numbers([v.get("x"), v.get("y"), v.get("width"), v.get("height")], 4,
+                                  f"{where}: a box's x, y, width, height (percent)")
+            x1, y1 = x * width / 100, y * height / 100
+            boxes.append({"tile": tile, "box": _clean_box([x1, y1, x1 + w * width / 100, y1 + h * height / 100])})
         if width is None or height is None:
             if not Path(file).is_file():
-                raise DatasetError(f"{path}: task {task.get('id')}: no image size and image not found")
+                raise DatasetError(f"{where}: no image size and image not found")
             width, height = image_size(file)
+        width, height = _numbers([width, height], 2, f"{where}: the image's width and height")
         dataset.append({"file": file, "width": int(width), "height": int(height), "boxes": boxes})
     return dataset
 

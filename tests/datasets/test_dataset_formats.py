@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 from PIL import Image
@@ -119,3 +120,58 @@ def test_real_dataset_round_trips_through_coco_and_labelstudio(tmp_path):
     ls = formats.read_labelstudio(formats.write_labelstudio(coco, tmp_path / "l.json"), image_dir=sample / "images")
     back = formats.read_yolo(formats.write_yolo(ls, tmp_path / "y"))
     assert _comparable(back) == _comparable(original)
+
+
+def _coco(tmp_path, image=None, annotation=None, category=None) -> str:
+    Image.new("RGB", (64, 48)).save(tmp_path / "a.jpg")
+    data = {"images": [{"id": 1, "file_name": "a.jpg", "width": 64, "height": 48, **(image or {})}],
+            "categories": [{"id": 1, "name": "1m", **(category or {})}],
+            "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [1, 2, 10, 20], **(annotation or {})}]}
+    path = tmp_path / "coco.json"
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+@pytest.mark.parametrize("part, fields, message", [
+    ("annotation", {"bbox": [1, 2, "a", 20]}, "annotation 1: bbox [x, y, w, h]: expected 4 numbers"),
+    ("annotation", {"bbox": None}, "expected 4 numbers, got None"),
+    ("annotation", {"bbox": [1, 2, 10]}, "expected 4 numbers"),
+    ("annotation", {"bbox": [1, 2, -10, 20]}, "negative width or height"),
+    ("annotation", {"image_id": [1]}, "its image_id must be a number or a string"),
+    ("annotation", {"category_id": None}, "its category_id must be a number or a string"),
+    ("image", {"width": "wide"}, "image 1 width and height: expected 2 numbers"),
+    ("image", {"width": 0}, "image 1 is 0x48 pixels"),
+    ("image", {"file_name": None}, "image 1 has no file_name"),
+    ("category", {"id": {"a": 1}}, "a category's id must be a number or a string"),
+])
+def test_a_malformed_coco_file_is_a_dataset_error_naming_the_item(tmp_path, part, fields, message):
+    # each of these was a KeyError, TypeError or ValueError traceback from fanshot dataset convert
+    path = _coco(tmp_path, **{part: fields})
+    with pytest.raises(formats.DatasetError, match=re.escape(message)):
+        formats.read_dataset(path)
+
+
+def test_a_coco_image_without_its_size_takes_it_from_the_image(tmp_path):
+    [record] = formats.read_dataset(_coco(tmp_path, image={"width": None, "height": None}))
+    assert (record["width"], record["height"]) == (64, 48)
+    assert record["boxes"] == [{"tile": "W1", "box": [1.0, 2.0, 11.0, 22.0]}]
+
+
+@pytest.mark.parametrize("tasks, message", [
+    ([1, 2], "a task is not an object"),
+    ([{"data": {"image": "a.jpg"}, "annotations": 5}], "annotations and predictions must be lists of objects"),
+    ([{"data": {"image": "a.jpg"}, "annotations": [{"result": [{"type": "rectanglelabels", "original_width": 64,
+       "original_height": 48, "value": {"x": "a", "y": 1, "width": 2, "height": 3, "rectanglelabels": ["1m"]}}]}]}],
+     "a box's x, y, width, height (percent): expected 4 numbers"),
+    ([{"data": {"image": "a.jpg"}, "annotations": [{"result": [{"type": "rectanglelabels", "original_width": 64,
+       "original_height": 48, "value": {"x": 1, "y": 1, "width": 2, "height": 3, "rectanglelabels": []}}]}]}],
+     "a box has no rectanglelabels"),
+    ([{"data": {"image": "a.jpg"}, "annotations": [{"result": [{"type": "rectanglelabels", "original_width": None,
+       "original_height": 48, "value": {"x": 1, "y": 1, "width": 2, "height": 3, "rectanglelabels": ["1m"]}}]}]}],
+     "original_width and original_height: expected 2 numbers"),
+])
+def test_a_malformed_label_studio_export_is_a_dataset_error(tmp_path, tasks, message):
+    path = tmp_path / "ls.json"
+    path.write_text(json.dumps(tasks))
+    with pytest.raises(formats.DatasetError, match=re.escape(message)):
+        formats.read_dataset(path)
