@@ -77,23 +77,17 @@ def boxes_to_yolo(boxes: list[dict], width: int, height: int) -> str:
 
 
 def yolo_to_boxes(text: str, width: int, height: int, *, source: str = "label file") -> list[dict]:
-    """YOLO txt -> boxes in pixels; raises LabelError (422) on a malformed line."""
+    """YOLO txt -> boxes in pixels; raises LabelError (422) on a malformed line
+    (datasets.formats.parse_yolo_lines, the one reader of YOLO lines)."""
+    from datasets.formats import DatasetError, parse_yolo_lines
+
+    try:
+        lines = parse_yolo_lines(text, len(CLASSES), source)
+    except DatasetError as exc:
+        raise LabelError("malformed_label_file", str(exc), 422) from exc
     boxes = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        fields = line.split()
-        if not fields:
-            continue
-        try:
-            class_id = int(fields[0])
-            cx, cy, w, h = (float(value) for value in fields[1:5])
-        except ValueError:
-            class_id, cx = -1, None
-        if len(fields) != 5 or cx is None or not 0 <= class_id < len(CLASSES):
-            raise LabelError(
-                "malformed_label_file",
-                f"{source} line {number} is not 'class cx cy w h' with a class 0-{len(CLASSES) - 1}: {line!r}",
-                422,
-            )
+    for class_id, fields in lines:
+        cx, cy, w, h = (float(value) for value in fields)
         boxes.append({
             "tile": CLASSES[class_id],
             "box": [

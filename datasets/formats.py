@@ -139,25 +139,32 @@ def yolo_class_names(data_yaml: Path) -> list[str]:
 
 
 def read_yolo_label(label: Path, n_classes: int) -> list[tuple[int, tuple[str, str, str, str]]]:
-    """The boxes of one YOLO label file, `cls cx cy w h` a line, as (class id, the four numbers as
-    written); no file means no boxes. A line that is not that (nan and inf are not numbers here),
-    or a class id outside 0..n_classes-1, raises DatasetError naming the file and line."""
+    """The boxes of one YOLO label file (`parse_yolo_lines`, its lines named by the file); no file
+    means no boxes."""
     if not label.is_file():
         return []
+    return parse_yolo_lines(label.read_text(), n_classes, str(label))
+
+
+def parse_yolo_lines(text: str, n_classes: int, source: str) -> list[tuple[int, tuple[str, str, str, str]]]:
+    """The boxes of YOLO label text, `cls cx cy w h` a line, as (class id, the four numbers as
+    written). A line that is not exactly that (nan and inf are not numbers here; a sixth field, a
+    polygon's points or a score, would be dropped unsaid), or a class id outside 0..n_classes-1,
+    raises DatasetError naming `source` and the line."""
     boxes = []
-    for n, line in enumerate(label.read_text().splitlines(), 1):
+    for n, line in enumerate(text.splitlines(), 1):
         parts = line.split()
         if not parts:
             continue
         try:
             cls = int(parts[0])
-            fields = tuple(parts[1:5])
-            if not all(math.isfinite(float(v)) for v in fields):  # four numbers, or ValueError
+            fields = tuple(parts[1:])
+            if not all(math.isfinite(float(v)) for v in fields):  # numbers, or ValueError
                 raise ValueError(line)
         except ValueError:
             cls, fields = -1, ()
         if len(fields) != 4 or not 0 <= cls < n_classes:
-            raise DatasetError(f"{label}:{n}: bad YOLO line {line!r}")
+            raise DatasetError(f"{source}:{n}: bad YOLO line {line!r} (expected 'class cx cy w h', class 0-{n_classes - 1})")
         boxes.append((cls, fields))
     return boxes
 

@@ -72,11 +72,12 @@ def test_boxes_are_clipped_to_the_image():
     assert yolo_to_boxes(text, 200, 100)[0]["box"] == [0.0, 0.0, 200.0, 50.0]
 
 
-@pytest.mark.parametrize("line", ["43 0.5 0.5 0.1 0.1", "x 0.5 0.5 0.1 0.1", "1 0.5 0.5 0.1", "1 0.5 0.5 0.1 0.1 0.3 0.3"])
+@pytest.mark.parametrize("line", ["43 0.5 0.5 0.1 0.1", "x 0.5 0.5 0.1 0.1", "1 0.5 0.5 0.1", "1 0.5 0.5 0.1 0.1 0.3 0.3",
+                                  "1 nan 0.5 0.1 0.1", "1 0.5 0.5 inf 0.1"])  # nan: a box of nan pixels once
 def test_malformed_yolo_line_is_a_clear_error(line):
     with pytest.raises(LabelError) as info:
         yolo_to_boxes(line, 100, 100)
-    assert info.value.status == 422 and "line 1" in info.value.message
+    assert info.value.status == 422 and "label file:1: bad YOLO line" in info.value.message
 
 
 def test_first_load_prelabels_and_saves_least_confident_first(store, folder, detector):

@@ -47,3 +47,12 @@ def test_read_yolo_refuses_a_negative_class_id(tmp_path):
     (tmp_path / "labels" / "x.txt").write_text("0 0.5 0.5 0.2 0.2\n")
     [record] = formats.read_yolo(tmp_path)
     assert record["boxes"] == [{"tile": formats.CLASSES[0], "box": [40, 20, 60, 30]}]
+
+
+@pytest.mark.parametrize("line", ["2 0.5 0.5 0.1 0.1 0.9", "2 0.1 0.1 0.2 0.1 0.2 0.2 0.1 0.2"])
+def test_a_line_with_more_than_a_box_is_refused_not_cut_to_one(tmp_path, line):
+    # a score column or a polygon's points were cut to the first four numbers and read as a box
+    label = tmp_path / "a.txt"
+    label.write_text(line + "\n")
+    with pytest.raises(formats.DatasetError, match=r"a\.txt:1: bad YOLO line"):
+        formats.read_yolo_label(label, 43)
