@@ -81,6 +81,9 @@ def run_analyze(args) -> int:
     path = Path(args.photo)
     if not path.is_file():
         return _fail(f"{path} is a folder, not a photo" if path.is_dir() else f"no such file: {path}")
+    out_problem = _out_problem(args.out)
+    if out_problem:  # before the analysis, not after it
+        return _fail(out_problem)
     try:
         detector = get_detector(args.model_dir)
         rgb, analysis = analyze_photo(path.read_bytes(), context, args.rules, detector)
@@ -94,7 +97,10 @@ def run_analyze(args) -> int:
     if args.out:
         from vision.annotate import annotated_jpeg
 
-        Path(args.out).write_bytes(annotated_jpeg(rgb, analysis))
+        try:
+            Path(args.out).write_bytes(annotated_jpeg(rgb, analysis))
+        except OSError as exc:
+            return _fail(f"cannot write {args.out}: {exc.strerror or exc}")
     if args.json:
         out = {k: analysis[k] for k in RESULT_KEYS}
         if analysis.get("error"):
@@ -105,6 +111,20 @@ def run_analyze(args) -> int:
         if args.out:
             print(f"annotated photo: {args.out}")
     return 0 if analysis.get("score") else 1
+
+
+def _out_problem(out: str | None) -> str | None:
+    """Why `--out` cannot take the annotated photo (a JPEG), or None."""
+    if not out:
+        return None
+    target = Path(out)
+    if target.is_dir():
+        return f"--out {out} is a folder: give a file name ending .jpg"
+    if target.suffix.lower() not in (".jpg", ".jpeg"):
+        return f"--out {out}: the annotated photo is a JPEG: give a file name ending .jpg"
+    if not target.parent.is_dir():
+        return f"--out {out}: no folder {target.parent}"
+    return None
 
 
 def format_analysis(analysis: dict) -> str:

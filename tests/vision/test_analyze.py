@@ -155,3 +155,16 @@ def test_cli_text_says_why_a_total_with_flowers_is_under_the_minimum():
 def test_cli_a_folder_is_named_a_folder(tmp_path, capsys):
     assert main(["analyze", str(tmp_path)]) == 2
     assert f"{tmp_path} is a folder, not a photo" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("out, message", [
+    ("missing/a.jpg", "no folder"), (".", "is a folder"), ("a.png", "the annotated photo is a JPEG"),
+])
+def test_cli_an_unwritable_out_is_a_message_before_the_analysis(tmp_path, capsys, monkeypatch, out, message):
+    # it was a FileNotFoundError / IsADirectoryError traceback after the whole analysis
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "hand.png"
+    path.write_bytes(png_bytes())
+    assert main(["analyze", str(path), "--out", out]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "a.png").exists()
