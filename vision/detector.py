@@ -549,7 +549,9 @@ class Detector:
     ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray] | None]:
         """The rest of `_find_tiles` once the first look at `rgb` is taken (`found`, `scale`:
         `_find`'s answer): the windows or the zoomed look when they are called for (`closer`:
-        the zoomed look whatever it gains)."""
+        the zoomed look whatever it gains). Without `closer`, notes for `looks_closer` whether a
+        closer look would differ: only when the zoom is left out for its gain alone."""
+        _note_closer_look(False)
         if not self.zoom_below:
             return found[0], _below(found, self.finder_conf)
         first = found[0][0]
@@ -573,6 +575,7 @@ class Detector:
                 return (boxes, scores), weak
         x1, y1, x2, y2 = region
         if not closer and max(width, height) < self.zoom_min_gain * max(x2 - x1, y2 - y1):
+            _note_closer_look(True)
             return (boxes, scores), weak
         zoomed, _ = self._find(rgb[y1:y2, x1:x2], confs)
         if len(zoomed[0][0]) < around:
@@ -618,6 +621,16 @@ class Detector:
         `candidates` are the CANDIDATES best classes by score (finder score x class probability,
         as `score`), best first, the first being `tile` and `score` (vision.one_set uses them)."""
         return self._detect(rgb, None)[0]
+
+    def looks_closer(self, rgb: np.ndarray) -> bool:
+        """Whether `detect_with_weak(rgb, ..., closer=True)` can read `rgb` otherwise than the look
+        just taken at it: False when `rgb` is the photo `read_photo` is reading and that look left
+        the zoom out for another reason than its gain (tiles already large in the finder's input,
+        a region too large, no tiles: the closer look would be the same look again); True otherwise."""
+        photo = _reading.get()
+        if photo is None or photo.image is not rgb or photo.closer_differs is None:
+            return True
+        return photo.closer_differs
 
     def detect_with_weak(self, rgb: np.ndarray, floor: float, closer: bool = False) -> tuple[list[dict], list[dict]]:
         """`detect`'s tiles, and the *weak* ones: boxes the finder scored from `floor` up to its
@@ -805,6 +818,7 @@ class _PhotoRead:
     image: np.ndarray
     decode: Callable[[int], np.ndarray]  # the photo decoded at a long side (photo_scale_side's)
     long_side: int  # the photo's own long side
+    closer_differs: bool | None = None  # the last look's note for Detector.looks_closer (None: none yet)
 
     def sharper(self) -> np.ndarray | None:
         """The photo decoded at the next direct JPEG scale above `image` (1/8 -> 1/4 -> 1/2 ->
@@ -820,6 +834,13 @@ class _PhotoRead:
 # The photo read_photo is reading, while its detection runs (per thread and task): the detector
 # names tiles found small in it from a sharper decode of the same bytes (Detector._crop_source).
 _reading: ContextVar[_PhotoRead | None] = ContextVar("fanshot_photo_read", default=None)
+
+
+def _note_closer_look(differs: bool) -> None:
+    """Note on the photo being read whether a closer look at it would differ (Detector.looks_closer)."""
+    photo = _reading.get()
+    if photo is not None:
+        photo.closer_differs = differs
 
 
 def read_photo(

@@ -289,3 +289,26 @@ def test_a_closer_look_zooms_whatever_it_gains(detector):
     (boxes, _), _ = detector._find_tiles(photo, None, closer=True)
     assert len(boxes) == 14
     assert detector._finder.runs == 2 + 2
+
+
+def _looks_closer_after_its_look(detector, photo) -> bool:
+    """Detector.looks_closer on `photo` read as read_photo reads a photo, after the finder's look."""
+    from vision.detector import read_photo
+
+    data = cv2.imencode(".png", photo)[1].tobytes()
+    _, (_, closer) = read_photo(detector, data, detect=lambda rgb: (detector.find_tiles(rgb), detector.looks_closer(rgb)))
+    return closer
+
+
+def test_a_closer_look_differs_only_where_the_zoom_was_left_out_for_its_gain(detector):
+    # 14 small tiles across the whole photo: the zoom is left out for its gain, a closer look differs
+    small = np.zeros((750, 1000, 3), np.uint8)
+    for i in range(14):
+        small[300:360, 40 + 66 * i:90 + 66 * i] = 255
+    assert _looks_closer_after_its_look(detector, small)
+    # tiles already large in the finder's input: no zoom at all, the closer look would be the same
+    large = _column(np.zeros((750, 1000, 3), np.uint8), [(40 + 66 * i, 300, 100 + 66 * i, 400) for i in range(14)])
+    assert not _looks_closer_after_its_look(detector, large)
+    # a photo nobody is reading through read_photo: unknown, so a closer look may differ
+    detector.find_tiles(large)
+    assert detector.looks_closer(large)

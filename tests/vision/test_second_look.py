@@ -53,6 +53,14 @@ def test_the_first_reading_stays_when_the_closer_look_is_no_better():
     assert doubts(analysis)[0]
 
 
+def test_a_doubtful_reading_is_not_read_again_when_a_closer_look_would_be_the_same():
+    detector = TwoLooks(no_hand(), detections())
+    detector.looks_closer = lambda rgb: False  # the first look already saw the tiles as close as it can
+    _, analysis = read_hand(detector, PHOTO)
+    assert detector.looks == [False]
+    assert analysis["score"] is None
+
+
 def test_analyze_image_looks_again_at_a_doubtful_photo():
     detector = TwoLooks(no_hand(), detections())
     assert analyze_image(png_bytes(), detector=detector)["score"]["total"] == true_total()
