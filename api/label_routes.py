@@ -103,7 +103,12 @@ def list_images(request: Request):
 
 @api.post("/images", status_code=201, responses=openapi_errors(400, 413, 415, 422, 503))
 async def upload_image(request: Request, file: UploadFile = File(...)):
-    """Add an image to the folder (multipart field `file`); refuses non-images with 415."""
+    """Add an image to the folder (multipart field `file`); refuses non-images with 415, and a form
+    with more than the one file (a second one would be dropped unsaid) with 422."""
+    names = [name for name, _ in (await request.form()).multi_items()]
+    if names != ["file"]:
+        return _error(LabelError("bad_upload", f"send one image per request as the form field 'file' (got fields "
+                                               f"{', '.join(names) or 'none'})", 422))
     data = await file.read(MAX_IMAGE_BYTES + 1)
     return _handle(lambda: {"path": get_store(request).add_image(file.filename or "", data)})
 

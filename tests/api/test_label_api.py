@@ -174,6 +174,18 @@ def test_upload_adds_the_image_inside_the_folder(client, folder):
     assert not (folder.parent.parent / "evil name.jpg").exists()
 
 
+@pytest.mark.parametrize("form", [
+    {"files": [("file", ("x.jpg", jpeg_bytes(), "image/jpeg")), ("file", ("y.jpg", jpeg_bytes(), "image/jpeg"))]},
+    {"files": {"file": ("x.jpg", jpeg_bytes(), "image/jpeg")}, "data": {"folder": "sub"}},
+])
+def test_an_upload_of_more_than_one_file_is_a_422_and_adds_nothing(client, folder, form):
+    # the second file (or the field) was dropped unsaid
+    response = client.post("/api/v1/label/images", **form)
+    assert response.status_code == 422 and response.json()["error"]["code"] == "bad_upload"
+    assert "one image per request" in response.json()["error"]["message"]
+    assert not (folder / "x.jpg").exists() and not (folder / "y.jpg").exists()
+
+
 def _label_two(client):
     for path in ("a.jpg", "sub/b.jpg"):
         client.get("/api/v1/label/labels", params={"path": path})
