@@ -5,6 +5,7 @@ import json
 import sys
 from pathlib import Path
 
+from datasets.formats import DatasetError
 from vision.detector import DETECT_MAX_SIDE, VIEW_FLIPS, detect_photo
 from vision.train_hard import UNSURE_BELOW
 
@@ -177,7 +178,7 @@ def _detect(args) -> int:
 
 
 def _eval(args) -> int:
-    from datasets.formats import DatasetError, read_yolo
+    from datasets.formats import read_yolo
     from vision.evaluate import detect_dataset, evaluate, format_report
     from vision.train_crops import records_in_list
 
@@ -232,6 +233,27 @@ def _bench(args) -> int:
     return 0
 
 
+TRAIN_EXTRA = ("torch", "torchvision", "ultralytics", "onnx", "onnxslim")  # pyproject.toml's `train` extra
+
+
+def _training(stage):
+    """A `fanshot train` stage whose missing `train` extra or unreadable dataset is a message and
+    exit 2, not a traceback."""
+    def run(args) -> int:
+        try:
+            return stage(args)
+        except ModuleNotFoundError as exc:
+            if (exc.name or "").split(".")[0] not in TRAIN_EXTRA:
+                raise
+            return _fail(f"train {args.stage}: needs the `train` extra ({exc.name} is not installed here): "
+                         "run `make train-env`, then `.venv-train/bin/fanshot train ...`")
+        except DatasetError as exc:
+            return _fail(f"train {args.stage}: {exc}")
+
+    return run
+
+
+@_training
 def _train_finder(args) -> int:
     from vision.train_finder import DEFAULT_RUNS, train_finder
 
@@ -243,6 +265,7 @@ def _train_finder(args) -> int:
     return 0
 
 
+@_training
 def _train_finder_data(args) -> int:
     from vision.train_data import FinderDataError, build_finder_data, parse_source
 
@@ -257,6 +280,7 @@ def _train_finder_data(args) -> int:
     return 0
 
 
+@_training
 def _train_crops(args) -> int:
     from vision.train_crops import records_in_list, save_crops, save_rendered_crops
 
@@ -287,6 +311,7 @@ def _train_crops(args) -> int:
     return 0
 
 
+@_training
 def _train_hard_crops(args) -> int:
     from vision.train_hard import save_hard_crops
 
@@ -298,6 +323,7 @@ def _train_hard_crops(args) -> int:
     return 0
 
 
+@_training
 def _train_classifier(args) -> int:
     from vision.train_classifier import train_classifier
 
@@ -309,6 +335,7 @@ def _train_classifier(args) -> int:
     return 0
 
 
+@_training
 def _train_export(args) -> int:
     from vision.train_export import export_model
 
@@ -319,6 +346,7 @@ def _train_export(args) -> int:
     return 0
 
 
+@_training
 def _train_quantize(args) -> int:
     from vision.detector import ModelNotFoundError
     from vision.train_quantize import QuantizeError, quantize_classifier
