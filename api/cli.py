@@ -4,17 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-
-def port_number(text: str) -> int:
-    """An argparse type: a TCP port, 1-65535 (a larger number was taken and the service listened
-    on another port than the one it printed)."""
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 1-65535, not {port}")
-    return port
+from fanshot.args import port_number
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from api.cli import port_number
+from fanshot.args import port_number
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -6,6 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+from fanshot.args import positive_int
+
 
 def _int_list(text: str) -> list[int]:
     try:
@@ -66,10 +68,10 @@ def register(subparsers) -> None:
     h = sub.add_parser("sheet", help="contact sheet of crops per class, to check labels by eye")
     h.add_argument("src")
     h.add_argument("--out", required=True, help="output image (.jpg/.png)")
-    h.add_argument("--per-class", type=int, default=12)
+    h.add_argument("--per-class", type=positive_int, default=12)
     h.add_argument("--classes", help="only these classes, comma separated")
     h.add_argument("--seed", type=int, default=0)
-    h.add_argument("--images", type=int, metavar="N",
+    h.add_argument("--images", type=positive_int, metavar="N",
                    help="instead of crops: a 4-column grid of the first N whole images with their boxes")
     h.add_argument("--no-boxes", action="store_true", help="with --images: do not outline the boxes")
     h.set_defaults(func=_sheet)

@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 import sys
 
+from fanshot.args import positive_int
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("score", help="score a hand typed in the compact notation (or a JSONL file of hands)",
@@ -20,15 +22,15 @@ def register(subparsers) -> None:
     p.set_defaults(func=_score_command)
 
     c = subparsers.add_parser("score-check", help="differential test: our mcr-reference against pymahjonggb")
-    c.add_argument("--hands", type=int, default=100_000, help="random winning hands to compare (default 100000)")
+    c.add_argument("--hands", type=positive_int, default=100_000, help="random winning hands to compare (default 100000)")
     c.add_argument("--seed", type=int, default=1)
     c.add_argument("--show", type=int, default=5, help="disagreements to print in full")
     c.set_defaults(func=_check_command)
 
     b = subparsers.add_parser("score-bench", help="hands per second: our scorer against pymahjonggb on one corpus")
-    b.add_argument("--hands", type=int, default=20_000)
+    b.add_argument("--hands", type=positive_int, default=20_000)
     b.add_argument("--seed", type=int, default=1)
-    b.add_argument("--repeat", type=int, default=3, help="timed passes over the corpus; the best counts")
+    b.add_argument("--repeat", type=positive_int, default=3, help="timed passes over the corpus; the best counts")
     b.set_defaults(func=_bench_command)
 
 

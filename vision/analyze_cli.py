@@ -5,6 +5,7 @@ import json
 import sys
 from pathlib import Path
 
+from fanshot.args import non_negative_int, positive_int
 from scoring.cli import add_context_arguments, context_from_args
 
 
@@ -29,12 +30,12 @@ def register(subparsers) -> None:
         "score each from its photo and from its true boxes, and print how often the total equals "
         "the scene's true total, with the misses by stage (detection or layout).",
     )
-    e.add_argument("--n", type=int, default=300, help="number of scenes (default 300)")
+    e.add_argument("--n", type=positive_int, default=300, help="number of scenes (default 300)")
     e.add_argument("--seed", type=int, default=900000, help="scene seed, 900000 or more (default 900000)")
     e.add_argument("--long-side", type=int, default=1280, help="photo size, long side in px (default 1280)")
     e.add_argument("--layout-only", action="store_true", help="only the layout on the true boxes (no model needed)")
     e.add_argument("--model-dir", help="detector model folder (default: the shipped models/)")
-    e.add_argument("--show", type=int, default=20, metavar="K", help="list up to K misses (default 20)")
+    e.add_argument("--show", type=non_negative_int, default=20, metavar="K", help="list up to K misses (default 20)")
     e.add_argument("--json", metavar="FILE", help="also write every scene's result to FILE")
     e.add_argument("--turn", type=int, default=0, choices=(0, 90, 180, 270),
                    help="turn every photo this many degrees clockwise first: a hand shot from the side "
@@ -54,7 +55,7 @@ def register(subparsers) -> None:
     r.add_argument("--rules", default="1000,2000,full,photo",
                    help="comma-separated: long sides in px (64 or more), 'full', 'photo' (the pipeline's rule, "
                         "vision.detector.read_photo); default 1000,2000,full,photo")
-    r.add_argument("--limit", type=int, help="only the first N scenes")
+    r.add_argument("--limit", type=positive_int, help="only the first N scenes")
     r.add_argument("--wide", type=float, metavar="K",
                    help="make each photo a wide shot first: the scene K times smaller on a table of the same size")
     r.add_argument("--model-dir", help="detector model folder (default: the shipped models/)")
@@ -165,8 +166,6 @@ def format_analysis(analysis: dict) -> str:
 def run_eval(args) -> int:
     from vision.analyze_eval import FRESH_SEEDS, evaluate
 
-    if args.n < 1:
-        return _fail("--n must be at least 1")
     if args.seed < FRESH_SEEDS:
         return _fail(f"--seed must be {FRESH_SEEDS} or more: lower seeds may have been used for training")
     detector = None

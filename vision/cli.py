@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from datasets.formats import DatasetError
+from fanshot.args import positive_int
 from vision.detector import DETECT_MAX_SIDE, VIEW_FLIPS, detect_photo
 from vision.train_hard import UNSURE_BELOW
 
@@ -36,7 +37,7 @@ def register(subparsers) -> None:
     bench = subparsers.add_parser("bench-detect", help="detector latency, p50 and p95")
     bench.add_argument("photo", nargs="?", default=None,
                        help="a JPEG (default: the test photos, each made a 12 MP JPEG in its own orientation)")
-    bench.add_argument("--runs", type=int, default=None, help="reads per photo (default 30 for PHOTO, 10 each for the test photos)")
+    bench.add_argument("--runs", type=positive_int, default=None, help="reads per photo (default 30 for PHOTO, 10 each for the test photos)")
     bench.add_argument("--model-dir", default=None)
     bench.set_defaults(func=_bench)
 
@@ -47,10 +48,10 @@ def register(subparsers) -> None:
     finder.add_argument("--name", default="finder")
     finder.add_argument("--runs", default=None, help="run folder (default /work/runs or $FANSHOT_RUNS)")
     finder.add_argument("--init", default=None, help="start from this checkpoint instead of scratch")
-    finder.add_argument("--imgsz", type=int, default=320)
-    finder.add_argument("--epochs", type=int, default=40)
-    finder.add_argument("--batch", type=int, default=16)
-    finder.add_argument("--threads", type=int, default=2)
+    finder.add_argument("--imgsz", type=positive_int, default=320)
+    finder.add_argument("--epochs", type=positive_int, default=40)
+    finder.add_argument("--batch", type=positive_int, default=16)
+    finder.add_argument("--threads", type=positive_int, default=2)
     finder.add_argument("--lr", type=float, default=None,
                         help="a gentle fine-tune: AdamW at this learning rate, no warm-up (default: ultralytics' own)")
     finder.add_argument("--freeze", type=int, default=None, metavar="N",
@@ -60,7 +61,7 @@ def register(subparsers) -> None:
     finder_data = stages.add_parser(
         "finder-data", help="merge YOLO sets into the finder's one-class (tile) dataset, images symlinked")
     finder_data.add_argument("--real", required=True, help="real YOLO set: its train.txt trains, its val.txt validates")
-    finder_data.add_argument("--real-repeat", type=int, default=1, metavar="N", help="list the real train images N times")
+    finder_data.add_argument("--real-repeat", type=positive_int, default=1, metavar="N", help="list the real train images N times")
     finder_data.add_argument("--synth", action="append", default=[], metavar="DIR[:A-B,...]",
                              help="synthetic YOLO set for train, optionally only images A..B (sorted order, inclusive)")
     finder_data.add_argument("--synth-val", action="append", default=[], metavar="DIR[:A-B,...]",
@@ -97,9 +98,9 @@ def register(subparsers) -> None:
     classifier.add_argument("--crops", nargs="+", required=True, help="training NPZs")
     classifier.add_argument("--val", default=None, help="validation NPZ (real photos never trained on)")
     classifier.add_argument("--run", required=True, help="run folder")
-    classifier.add_argument("--epochs", type=int, default=12)
-    classifier.add_argument("--steps-per-epoch", type=int, default=None, help="default: one pass over the crops")
-    classifier.add_argument("--threads", type=int, default=2)
+    classifier.add_argument("--epochs", type=positive_int, default=12)
+    classifier.add_argument("--steps-per-epoch", type=positive_int, default=None, help="default: one pass over the crops")
+    classifier.add_argument("--threads", type=positive_int, default=2)
     classifier.add_argument("--arch", default="s", choices=["s", "m", "m64"],
                             help="network size and input (a resumed run keeps its own)")
     classifier.add_argument("--init", default=None, help="a new run starts from this checkpoint's matching layers")
@@ -112,7 +113,7 @@ def register(subparsers) -> None:
     export = stages.add_parser("export", help="export both stages to ONNX into a model folder")
     export.add_argument("--finder", required=True, help="finder checkpoint (best.pt)")
     export.add_argument("--classifier", required=True, help="classifier checkpoint (best.pt)")
-    export.add_argument("--imgsz", type=int, default=320)
+    export.add_argument("--imgsz", type=positive_int, default=320)
     export.add_argument("--out", default="models")
     export.add_argument("--provenance", default=None, help="JSON file merged into model.json")
     export.add_argument("--conf", type=float, default=0.25, help="the finder's score threshold")
