@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from fanshot.args import positive_int
+from fanshot.args import non_negative_int, positive_int
 
 
 def _int_list(text: str) -> list[int]:
@@ -21,11 +21,11 @@ def _int_list(text: str) -> list[int]:
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("synth", help="render synthetic photos of winning hands (YOLO + hand/score JSON)")
-    p.add_argument("--n", type=int, help="number of images (required)")
+    p.add_argument("--n", type=positive_int, help="number of images (required)")
     p.add_argument("--out", help="output folder (required)")
     p.add_argument("--seed", type=int, default=0, help="seed (900000 and above: reserved for held-out sets)")
-    p.add_argument("--start", type=int, default=0, help="index of the first image (to extend a set)")
-    p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    p.add_argument("--start", type=non_negative_int, default=0, help="index of the first image (to extend a set)")
+    p.add_argument("--workers", type=positive_int, default=1, help="processes (default 1)")
     p.add_argument("--long-side", type=_int_list, default=[1280], metavar="PX[,PX...]",
                    help="long side of the photos in pixels, one picked per image (default 1280)")
     p.add_argument("--styles", default=None, metavar="NAME[,NAME...]",
@@ -97,8 +97,6 @@ def _synth(args) -> int:
             return _fail(f"unknown or unavailable styles: {', '.join(unknown)} (available: {', '.join(available)})")
     if args.n is None or args.out is None:
         return _fail("synth needs --n N and --out DIR")
-    if args.n < 1 or args.workers < 1 or args.start < 0:
-        return _fail("--n and --workers must be at least 1, --start at least 0")
     try:
         result = generate.generate(args.out, args.n, args.seed, start=args.start, workers=args.workers,
                                    long_sides=args.long_side, families=families, progress=not args.quiet)

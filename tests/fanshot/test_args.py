@@ -18,6 +18,8 @@ from fanshot.cli import build_parser
     (["analyze-eval", "--show", "-1"], "--show: must be 0 or more"),
     (["train", "classifier", "--crops", "a", "--run", "b", "--epochs", "0"], "--epochs: must be 1 or more"),
     (["train", "finder", "--data", "d", "--batch", "x"], "--batch: not a whole number: 'x'"),
+    (["synth", "--n", "0", "--out", "o"], "--n: must be 1 or more"),
+    (["synth", "--n", "1", "--start", "-1", "--out", "o"], "--start: must be 0 or more"),
 ])
 def test_a_count_below_its_least_is_a_usage_error(command, message, capsys):
     with pytest.raises(SystemExit) as stop:
