@@ -17,10 +17,12 @@ from fastapi import APIRouter, File, Query, Request, UploadFile
 from fastapi.responses import FileResponse, JSONResponse, Response
 from starlette.background import BackgroundTask
 
+from api.errors import ApiError
 from api.label_errors import LabelError, openapi_errors
 from api.label_store import MAX_IMAGE_BYTES, LabelStore
 from api.label_studio import app_detector
 from api.label_studio import router as label_studio_router
+from api.uploads import check_form_fields
 
 LABEL_DIR_ENV = "FANSHOT_LABEL_DIR"
 STATIC_DIR = Path(__file__).parent / "static"
@@ -104,11 +106,11 @@ def list_images(request: Request):
 @api.post("/images", status_code=201, responses=openapi_errors(400, 413, 415, 422, 503))
 async def upload_image(request: Request, file: UploadFile = File(...)):
     """Add an image to the folder (multipart field `file`); refuses non-images with 415, and a form
-    with more than the one file (a second one would be dropped unsaid) with 422."""
-    names = [name for name, _ in (await request.form()).multi_items()]
-    if names != ["file"]:
-        return _error(LabelError("bad_upload", f"send one image per request as the form field 'file' (got fields "
-                                               f"{', '.join(names) or 'none'})", 422))
+    with another field or a second file (dropped unsaid before) with 422 (api.uploads.check_form_fields)."""
+    try:
+        await check_form_fields(request, frozenset({"file"}))
+    except ApiError as exc:
+        return _error(LabelError(exc.code, exc.message, exc.status))
     data = await file.read(MAX_IMAGE_BYTES + 1)
     return _handle(lambda: {"path": get_store(request).add_image(file.filename or "", data)})
 
