@@ -22,7 +22,7 @@ def test_a_bad_setting_is_a_message_and_exit_2(monkeypatch, capsys):
 
 
 @pytest.mark.parametrize("command", [["serve"], ["label", "."]])
-@pytest.mark.parametrize("port, message", [("99999", "a port is 1-65535, not 99999"), ("0", "a port is 1-65535, not 0"),
+@pytest.mark.parametrize("port, message", [("99999", "must be 1-65535, not 99999"), ("0", "must be 1-65535, not 0"),
                                            ("http", "not a port number: 'http'")])
 def test_a_port_outside_1_to_65535_is_refused_before_anything_starts(command, port, message, capsys):
     # 99999 was taken: the service listened on another port than the one it printed
