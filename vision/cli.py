@@ -5,7 +5,6 @@ import json
 import sys
 from pathlib import Path
 
-from datasets.formats import DatasetError
 from fanshot.args import positive_int
 from vision.detector import DETECT_MAX_SIDE, VIEW_FLIPS, detect_photo
 from vision.train_hard import UNSURE_BELOW
@@ -179,7 +178,7 @@ def _detect(args) -> int:
 
 
 def _eval(args) -> int:
-    from datasets.formats import read_yolo
+    from datasets.formats import DatasetError, read_yolo
     from vision.evaluate import detect_dataset, evaluate, format_report
     from vision.train_crops import records_in_list
 
@@ -241,6 +240,8 @@ def _training(stage):
     """A `fanshot train` stage whose missing `train` extra or unreadable dataset is a message and
     exit 2, not a traceback."""
     def run(args) -> int:
+        from datasets.formats import DatasetError
+
         try:
             return stage(args)
         except ModuleNotFoundError as exc:
