@@ -194,7 +194,9 @@ def _eval(args) -> int:
         return _fail(f"{args.data}: no images to evaluate")
     detector = _load_detector(args.model_dir, args.conf)
     pairs = detect_dataset(records, detector, DETECT_MAX_SIDE, one_set=args.one_set)
-    metrics = {**evaluate(pairs), "one_set": args.one_set}
+    from datasets.tools import source_photo
+
+    metrics = {**evaluate(pairs, sources=[source_photo(r["file"]) for r in records]), "one_set": args.one_set}
     if args.disagreements:
         _write_disagreements(args.disagreements, records, pairs)
     one_set = "on (at most 4 of a tile, 1 of each flower)" if args.one_set else "off"

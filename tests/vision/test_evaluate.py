@@ -108,3 +108,36 @@ def test_disagreements_list_the_tiles_found_unlabelled_and_the_labels_no_box_cov
     assert found == {"unlabelled": [stray], "unfound": [off]}
     assert disagreements([], [stray]) == {"unlabelled": [stray], "unfound": []}
     assert disagreements([off], []) == {"unlabelled": [], "unfound": [off]}
+
+
+def _right_and_wrong(n_right: int, n_wrong: int) -> list:
+    right = ([_tile("B5", 0)], [_tile("B5", 0, 0.9)])
+    wrong = ([_tile("B5", 0)], [_tile("B6", 0, 0.9)])
+    return [right] * n_right + [wrong] * n_wrong
+
+
+def test_the_exact_share_gets_an_interval_over_its_source_photos():
+    from vision.evaluate import format_report
+
+    # 21 of 30 images right: as 30 photos of their own, and as 10 photos in three copies each
+    pairs = _right_and_wrong(21, 9)
+    alone = evaluate(pairs, sources=[f"p{i}" for i in range(30)])
+    copies = evaluate(pairs, sources=[f"p{i // 3}" for i in range(30)])
+    assert alone["exact_images"] == copies["exact_images"] == pytest.approx(0.7) and alone["exact_count"] == 21
+    assert alone["exact_interval_over"] == 30 and copies["exact_interval_over"] == 10
+    for m in (alone, copies):
+        low, high = m["exact_interval"]
+        assert 0.0 <= low < 0.7 < high <= 1.0
+    # copies move together: the same share is known less well from 10 photos than from 30
+    assert np.diff(copies["exact_interval"])[0] > np.diff(alone["exact_interval"])[0]
+    assert "21 of 30; 95% interval" in format_report(copies) and "the 10 source photos resampled" in format_report(copies)
+
+
+def test_an_interval_is_the_same_each_run_and_absent_without_sources():
+    pairs = _right_and_wrong(5, 3)
+    sources = ["a", "a", "b", "c", "c", "d", "e", "e"]
+    assert evaluate(pairs, sources=sources)["exact_interval"] == evaluate(pairs, sources=sources)["exact_interval"]
+    assert "exact_interval" not in evaluate(pairs)
+    assert evaluate(_right_and_wrong(4, 0), sources=list("abcd"))["exact_interval"] == [1.0, 1.0]
+    with pytest.raises(ValueError):
+        evaluate(pairs, sources=["a"])
