@@ -179,6 +179,7 @@ def _detect(args) -> int:
 
 def _eval(args) -> int:
     from datasets.formats import DatasetError, read_yolo
+    from datasets.tools import source_photo
     from vision.evaluate import detect_dataset, evaluate, format_report
     from vision.train_crops import records_in_list
 
@@ -194,8 +195,6 @@ def _eval(args) -> int:
         return _fail(f"{args.data}: no images to evaluate")
     detector = _load_detector(args.model_dir, args.conf)
     pairs = detect_dataset(records, detector, DETECT_MAX_SIDE, one_set=args.one_set)
-    from datasets.tools import source_photo
-
     metrics = {**evaluate(pairs, sources=[source_photo(r["file"]) for r in records]), "one_set": args.one_set}
     if args.disagreements:
         _write_disagreements(args.disagreements, records, pairs)

@@ -549,8 +549,8 @@ class Detector:
     ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray] | None]:
         """The rest of `_find_tiles` once the first look at `rgb` is taken (`found`, `scale`:
         `_find`'s answer): the windows or the zoomed look when they are called for (`closer`:
-        the zoomed look whatever it gains). Without `closer`, notes for `looks_closer` whether a
-        closer look would differ: only when the zoom is left out for its gain alone."""
+        the zoomed look whatever it gains). Notes for `looks_closer` whether a closer look than
+        this one would differ: only when this one left the zoom out for its gain alone."""
         _note_closer_look(False)
         if not self.zoom_below:
             return found[0], _below(found, self.finder_conf)
