@@ -98,6 +98,14 @@ def yolo_to_boxes(text: str, width: int, height: int, *, source: str = "label fi
     return boxes
 
 
+def _polygon_warnings(text: str | None, source: str) -> list[str]:
+    """A warning when a label file holds polygons (read as their boxes: saving writes boxes)."""
+    polygons = sum(len(line.split()) > 5 for line in (text or "").splitlines())
+    if not polygons:
+        return []
+    return [f"{source}: {polygons} polygon label(s) shown as the boxes around them; saving writes boxes"]
+
+
 def validate_boxes(boxes: object) -> list[dict]:
     """Client boxes -> clean `{"tile", "box", "score"}` dicts; raises LabelError (422)."""
     if not isinstance(boxes, list):
@@ -355,7 +363,7 @@ class LabelStore:
             "reviewed": reviewed,
             "boxes": least_confident_first(boxes),
             "undo": len(sidecar.get("history") or []),
-            "warnings": (warnings or []) + self._sharing_warnings(image),
+            "warnings": (warnings or []) + _polygon_warnings(text, self._rel(label)) + self._sharing_warnings(image),
         }
 
     def _sharing_warnings(self, image: Path) -> list[str]:

@@ -147,10 +147,12 @@ def read_yolo_label(label: Path, n_classes: int) -> list[tuple[int, tuple[str, s
 
 
 def parse_yolo_lines(text: str, n_classes: int, source: str) -> list[tuple[int, tuple[str, str, str, str]]]:
-    """The boxes of YOLO label text, `cls cx cy w h` a line, as (class id, the four numbers as
-    written). A line that is not exactly that (nan and inf are not numbers here; a sixth field, a
-    polygon's points or a score, would be dropped unsaid), or a class id outside 0..n_classes-1,
-    raises DatasetError naming `source` and the line."""
+    """The boxes of YOLO label text, as (class id, the four numbers `cx cy w h`). A box line
+    `cls cx cy w h` keeps its numbers as written; a polygon line `cls x1 y1 x2 y2 x3 y3 ...`
+    (YOLO segmentation, as Roboflow exports polygon labels) becomes the box around its points,
+    clipped to the image. Any other line (a score column would be dropped unsaid; nan and inf
+    are not numbers here), or a class id outside 0..n_classes-1, raises DatasetError naming
+    `source` and the line."""
     boxes = []
     for n, line in enumerate(text.splitlines(), 1):
         parts = line.split()
@@ -163,10 +165,20 @@ def parse_yolo_lines(text: str, n_classes: int, source: str) -> list[tuple[int, 
                 raise ValueError(line)
         except ValueError:
             cls, fields = -1, ()
-        if len(fields) != 4 or not 0 <= cls < n_classes:
-            raise DatasetError(f"{source}:{n}: bad YOLO line {line!r} (expected 'class cx cy w h', class 0-{n_classes - 1})")
-        boxes.append((cls, fields))
+        polygon = len(fields) >= 6 and len(fields) % 2 == 0
+        if not (len(fields) == 4 or polygon) or not 0 <= cls < n_classes:
+            raise DatasetError(f"{source}:{n}: bad YOLO line {line!r} (expected 'class cx cy w h' or a "
+                               f"polygon 'class x1 y1 x2 y2 x3 y3 ...', class 0-{n_classes - 1})")
+        boxes.append((cls, polygon_box(fields) if polygon else fields))
     return boxes
+
+
+def polygon_box(fields: tuple[str, ...]) -> tuple[str, str, str, str]:
+    """`cx cy w h` (normalised, as text) of the box around a YOLO polygon's points, clipped to 0..1."""
+    xs = [min(1.0, max(0.0, float(v))) for v in fields[0::2]]
+    ys = [min(1.0, max(0.0, float(v))) for v in fields[1::2]]
+    x1, x2, y1, y2 = min(xs), max(xs), min(ys), max(ys)
+    return tuple(f"{v:.6f}" for v in ((x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1))
 
 
 def read_yolo(directory: str | Path) -> list[dict]:

@@ -72,7 +72,7 @@ def test_boxes_are_clipped_to_the_image():
     assert yolo_to_boxes(text, 200, 100)[0]["box"] == [0.0, 0.0, 200.0, 50.0]
 
 
-@pytest.mark.parametrize("line", ["43 0.5 0.5 0.1 0.1", "x 0.5 0.5 0.1 0.1", "1 0.5 0.5 0.1", "1 0.5 0.5 0.1 0.1 0.3 0.3",
+@pytest.mark.parametrize("line", ["43 0.5 0.5 0.1 0.1", "x 0.5 0.5 0.1 0.1", "1 0.5 0.5 0.1", "1 0.5 0.5 0.1 0.1 0.3",
                                   "1 nan 0.5 0.1 0.1", "1 0.5 0.5 inf 0.1"])  # nan: a box of nan pixels once
 def test_malformed_yolo_line_is_a_clear_error(line):
     with pytest.raises(LabelError) as info:
@@ -239,3 +239,17 @@ def test_a_box_partly_outside_the_image_is_clipped_to_it(store, folder):
     store.load("a.jpg")
     doc = store.save("a.jpg", [{"tile": "B5", "box": [-20, 90, 30, 160]}, {"tile": "W1", "box": [190, 10, 170, 40]}])
     assert sorted(b["box"] for b in doc["boxes"]) == [[0.0, 90.0, 30.0, 100.0], [170.0, 10.0, 190.0, 40.0]]
+
+
+def test_a_polygon_label_file_opens_as_boxes_with_a_warning(store, folder, detector):
+    # a YOLO segmentation file (Roboflow's polygons): once a 422, the image could not be opened
+    (folder / "a.txt").write_text("21 0.1 0.2 0.3 0.2 0.3 0.6 0.1 0.6\n0 0.5 0.5 0.1 0.2\n")
+    doc = store.load("a.jpg")
+    assert sorted((b["tile"], b["box"]) for b in doc["boxes"]) == [
+        ("B4", [20.0, 20.0, 60.0, 60.0]), ("W1", [90.0, 40.0, 110.0, 60.0])]
+    assert [w for w in doc["warnings"] if "polygon" in w] == [
+        "a.txt: 1 polygon label(s) shown as the boxes around them; saving writes boxes"]
+    assert detector.calls == 0
+    saved = store.save("a.jpg", [{"tile": b["tile"], "box": b["box"]} for b in doc["boxes"]])
+    assert not [w for w in saved["warnings"] if "polygon" in w]
+    assert all(len(line.split()) == 5 for line in (folder / "a.txt").read_text().splitlines())

@@ -49,9 +49,30 @@ def test_read_yolo_refuses_a_negative_class_id(tmp_path):
     assert record["boxes"] == [{"tile": formats.CLASSES[0], "box": [40, 20, 60, 30]}]
 
 
-@pytest.mark.parametrize("line", ["2 0.5 0.5 0.1 0.1 0.9", "2 0.1 0.1 0.2 0.1 0.2 0.2 0.1 0.2"])
-def test_a_line_with_more_than_a_box_is_refused_not_cut_to_one(tmp_path, line):
-    # a score column or a polygon's points were cut to the first four numbers and read as a box
+def test_a_polygon_line_is_the_box_around_its_points_clipped_to_the_image(tmp_path):
+    # YOLO segmentation labels (Roboflow exports polygons so): once refused, or cut to a wrong box
+    label = tmp_path / "a.txt"
+    label.write_text("2 0.1 0.2 0.3 0.1 0.35 0.5 0.05 0.4\n7 -0.1 0.9 0.2 0.8 0.1 1.2\n")
+    [(c1, box1), (c2, box2)] = formats.read_yolo_label(label, 43)
+    assert (c1, c2) == (2, 7)
+    assert [float(v) for v in box1] == pytest.approx([0.2, 0.3, 0.3, 0.4])
+    assert [float(v) for v in box2] == pytest.approx([0.1, 0.9, 0.2, 0.2])  # x 0..0.2, y 0.8..1
+    assert tile_label_lines(label, 43)[0] == "0 0.200000 0.300000 0.300000 0.400000"
+
+
+def test_a_polygon_in_a_yolo_folder_is_read_as_its_box(tmp_path):
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    Image.new("RGB", (200, 100)).save(tmp_path / "images" / "x.jpg")
+    formats.write_data_yaml(tmp_path)
+    (tmp_path / "labels" / "x.txt").write_text("0 0.1 0.2 0.3 0.2 0.3 0.6 0.1 0.6\n")
+    [record] = formats.read_yolo(tmp_path)
+    assert record["boxes"] == [{"tile": formats.CLASSES[0], "box": [20, 20, 60, 60]}]
+
+
+@pytest.mark.parametrize("line", ["2 0.5 0.5 0.1 0.1 0.9", "2 0.1 0.1 0.2 0.1 0.2 0.2 0.1"])
+def test_a_score_column_or_an_odd_count_of_points_is_refused_not_cut_to_a_box(tmp_path, line):
+    # a score column, or a polygon with a coordinate missing, were cut to the first four numbers once
     label = tmp_path / "a.txt"
     label.write_text(line + "\n")
     with pytest.raises(formats.DatasetError, match=r"a\.txt:1: bad YOLO line"):
