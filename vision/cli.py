@@ -7,6 +7,7 @@ from pathlib import Path
 
 from fanshot.args import positive_int
 from vision.detector import DETECT_MAX_SIDE, VIEW_FLIPS, detect_photo
+from vision.train_classifier import ARCHES
 from vision.train_hard import UNSURE_BELOW
 
 
@@ -81,6 +82,8 @@ def register(subparsers) -> None:
                             "the label where it finds none): the boxes the classifier will be given")
     crops.add_argument("--model-dir", default=None, help="the model whose finder --negatives and --finder-boxes "
                                                         "run (default: the shipped one)")
+    crops.add_argument("--arch", default="m64", choices=list(ARCHES),
+                       help="the classifier the crops are for: its input, grown by the context, at full resolution")
     crops.add_argument("--out", required=True)
     crops.set_defaults(func=_train_crops)
 
@@ -100,7 +103,7 @@ def register(subparsers) -> None:
     classifier.add_argument("--epochs", type=positive_int, default=12)
     classifier.add_argument("--steps-per-epoch", type=positive_int, default=None, help="default: one pass over the crops")
     classifier.add_argument("--threads", type=positive_int, default=2)
-    classifier.add_argument("--arch", default="s", choices=["s", "m", "m64"],
+    classifier.add_argument("--arch", default="s", choices=list(ARCHES),
                             help="network size and input (a resumed run keeps its own)")
     classifier.add_argument("--init", default=None, help="a new run starts from this checkpoint's matching layers")
     classifier.add_argument("--shares", type=float, nargs="+", default=None,
@@ -285,10 +288,12 @@ def _train_finder_data(args) -> int:
 
 @_training
 def _train_crops(args) -> int:
-    from vision.train_crops import records_in_list, save_crops, save_rendered_crops
+    from vision.train_classifier import input_wh
+    from vision.train_crops import context_wh_for, records_in_list, save_crops, save_rendered_crops
 
+    context_wh = context_wh_for(input_wh(args.arch))
     if args.rendered:
-        save_rendered_crops(args.out, copies=args.rendered)
+        save_rendered_crops(args.out, copies=args.rendered, context_wh=context_wh)
         return 0
     if not args.data:
         return _fail("train crops: give --data DIR or --rendered COPIES")
@@ -310,7 +315,7 @@ def _train_crops(args) -> int:
         def find(rgb):
             return detector.find_tiles(rgb, floor=floor)[0]
 
-    save_crops(records, args.out, find, finder_boxes=args.finder_boxes)
+    save_crops(records, args.out, find, finder_boxes=args.finder_boxes, context_wh=context_wh)
     return 0
 
 
@@ -330,11 +335,15 @@ def _train_hard_crops(args) -> int:
 def _train_classifier(args) -> int:
     from vision.train_classifier import train_classifier
 
-    print(train_classifier(
-        args.crops, args.val, args.run, epochs=args.epochs, threads=args.threads,
-        steps_per_epoch=args.steps_per_epoch, arch=args.arch, shares=args.shares, mirror=args.mirror,
-        init=args.init, lr=args.lr,
-    ))
+    try:
+        best = train_classifier(
+            args.crops, args.val, args.run, epochs=args.epochs, threads=args.threads,
+            steps_per_epoch=args.steps_per_epoch, arch=args.arch, shares=args.shares, mirror=args.mirror,
+            init=args.init, lr=args.lr,
+        )
+    except (OSError, ValueError) as exc:
+        return _fail(f"train classifier: {exc}")
+    print(best)
     return 0
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.classes import NOT_A_TILE
-from vision.train_crops import augment, centre_crop
+from vision.train_crops import augment, centre_crop, context_wh_for
 
 PAD = 0.08
 OUTPUTS = NOT_A_TILE + 1  # the 43 classes and "not a tile"
@@ -26,6 +26,7 @@ ARCHES = {
     "s": ((24, 48, 96, 128), False, (40, 56)),  # ~0.3 M parameters, ~17 M multiply-adds (cls-1)
     "m": ((32, 64, 96, 128), True, (40, 56)),   # ~0.5 M parameters, ~40 M multiply-adds (cls-3, cls-4)
     "m64": ((32, 64, 96, 128), True, (48, 64)),  # m on the whole 48x64 box a context crop keeps, ~55 M
+    "m96": ((32, 64, 96, 128), True, (72, 96)),  # m64 at 1.5x the resolution (crops cut with --arch m96), ~125 M
 }
 
 
@@ -102,6 +103,28 @@ def _evaluate(model, contexts: np.ndarray, labels: np.ndarray, out_wh: tuple[int
     return accuracy, predicted
 
 
+def check_crop_size(shape: tuple[int, ...], arch: str) -> None:
+    """ValueError when context crops of `shape` (N x H x W x 3) hold the box at less than the
+    arch's input size: it would learn from crops blown up, not cut at its resolution."""
+    need_w, need_h = context_wh_for(input_wh(arch))
+    have_h, have_w = shape[1:3]
+    if have_w < need_w or have_h < need_h:
+        raise ValueError(f"crops of {have_w}x{have_h} are too small for arch {arch} (it needs {need_w}x{need_h}): "
+                         f"cut them with `train crops --arch {arch}`")
+
+
+def _context_crops(train_npz: list[str | Path]) -> tuple[np.ndarray, list]:
+    """The context crops of every NPZ in one array, and the NPZs (for their labels); ValueError
+    when the files hold crops of different sizes (cut for different archs)."""
+    parts = [np.load(p) for p in train_npz]
+    crops = [p["crops"] for p in parts]
+    sizes = {Path(path).name: tuple(c.shape[1:3]) for path, c in zip(train_npz, crops)}
+    if len(set(sizes.values())) > 1:
+        raise ValueError(f"the crop files hold crops of different sizes (height, width): {sizes}; "
+                         "cut them all with the same `train crops --arch`")
+    return np.concatenate(crops), parts
+
+
 def train_classifier(
     train_npz: list[str | Path],
     val_npz: str | Path | None,
@@ -122,14 +145,13 @@ def train_classifier(
     """Train (or resume) the classifier; returns RUN/best.pt. Each NPZ holds `crops` and `labels`;
     `shares` (one per NPZ) sets how often each is drawn. A resumed run keeps its checkpoint's arch.
     A new run may start from `init`, another run's checkpoint: every layer whose shape matches."""
+    contexts, parts = _context_crops(train_npz)
     import torch
     from torch import nn
 
     torch.set_num_threads(threads)
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    parts = [np.load(p) for p in train_npz]
-    contexts = np.concatenate([p["crops"] for p in parts])
     labels = np.concatenate([p["labels"] for p in parts])
     sources = np.concatenate([np.full(len(p["labels"]), i) for i, p in enumerate(parts)])
     if shares is not None and len(shares) != len(parts):
@@ -156,6 +178,7 @@ def train_classifier(
     model = build_model(arch, _outputs(state["model"]) if state else OUTPUTS)
     if init and not state:
         _load_matching(model, torch.load(init, map_location="cpu", weights_only=False)["model"])
+    check_crop_size(contexts.shape, arch)
     out_wh = input_wh(arch)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
     steps_per_epoch = steps_per_epoch or max(1, len(labels) // batch)

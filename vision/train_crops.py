@@ -2,7 +2,8 @@
 
 A *context crop* is a tile box grown by CONTEXT of its size on every side, turned
 upright when it is wider than tall (as `vision.detector.crop_tiles` does), and
-resized to CONTEXT_WH. Training cuts a jittered box out of it on the fly
+resized to CONTEXT_WH (the size for the m64 classifier; `context_wh_for` gives it for
+another input size). Training cuts a jittered box out of it on the fly
 (`augment`), so the classifier sees the loose and shifted boxes the finder gives.
 
 Sources: labelled datasets (records of `datasets.formats`: real photos, synthetic
@@ -25,12 +26,17 @@ CONTEXT_WH = (72, 96)
 FLUFFY_DIR = Path("/work/shared/tile-art/fluffystuff")
 
 
-def context_crop(rgb: np.ndarray, box) -> np.ndarray:
-    """The context crop (CONTEXT_WH, RGB uint8) around one xyxy box of `rgb`."""
+def context_wh_for(input_wh: tuple[int, int]) -> tuple[int, int]:
+    """The context crop size that holds a classifier input of `input_wh` (the box) at full resolution."""
+    return round(input_wh[0] * (1 + 2 * CONTEXT)), round(input_wh[1] * (1 + 2 * CONTEXT))
+
+
+def context_crop(rgb: np.ndarray, box, context_wh: tuple[int, int] = CONTEXT_WH) -> np.ndarray:
+    """The context crop (`context_wh`, RGB uint8) around one xyxy box of `rgb`."""
     x1, y1, x2, y2 = (float(v) for v in box)
     bw, bh = max(1.0, x2 - x1), max(1.0, y2 - y1)
     sideways = bw > bh
-    cw, ch = CONTEXT_WH
+    cw, ch = context_wh
     out_w, out_h = (ch, cw) if sideways else (cw, ch)
     # affine map: the grown box -> the whole output (pixels outside the image are replicated)
     gx1, gy1 = x1 - bw * CONTEXT, y1 - bh * CONTEXT
@@ -48,25 +54,26 @@ def context_crop(rgb: np.ndarray, box) -> np.ndarray:
     return crop
 
 
-def _stacked(crops: list[np.ndarray], labels: list[int]) -> tuple[np.ndarray, np.ndarray]:
+def _stacked(crops: list[np.ndarray], labels: list[int], context_wh: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
     """A list of context crops and their class ids as arrays (N x H x W x 3, N), empty or not."""
-    cw, ch = CONTEXT_WH
+    cw, ch = context_wh
     stacked = np.stack(crops) if crops else np.zeros((0, ch, cw, 3), np.uint8)
     return stacked, np.asarray(labels, np.int64).reshape(-1)
 
 
-def crops_from_records(records: list[dict], load_rgb) -> tuple[np.ndarray, np.ndarray]:
+def crops_from_records(records: list[dict], load_rgb, context_wh: tuple[int, int] = CONTEXT_WH) -> tuple[np.ndarray, np.ndarray]:
     """Context crops and class ids for every box of `records` (`load_rgb(record) -> RGB array`)."""
     crops, labels = [], []
     for record in records:
         rgb = load_rgb(record)
         for box in record["boxes"]:
-            crops.append(context_crop(rgb, box["box"]))
+            crops.append(context_crop(rgb, box["box"], context_wh))
             labels.append(CLASS_ID[box["tile"]])
-    return _stacked(crops, labels)
+    return _stacked(crops, labels, context_wh)
 
 
-def finder_box_crops(records: list[dict], load_rgb, find) -> tuple[np.ndarray, np.ndarray]:
+def finder_box_crops(records: list[dict], load_rgb, find,
+                     context_wh: tuple[int, int] = CONTEXT_WH) -> tuple[np.ndarray, np.ndarray]:
     """Context crops and class ids for every box of `records`, each cut around the box that
     `find(rgb) -> N x 4 xyxy` (the finder) puts on that tile (the best by IoU, at least
     FINDER_MATCH_IOU, each found box used once), or around the label where it finds none: the
@@ -85,12 +92,13 @@ def finder_box_crops(records: list[dict], load_rgb, find) -> tuple[np.ndarray, n
             t, f = np.unravel_index(overlap.argmax(), overlap.shape)
             boxes[t] = found[f]
             overlap[t, :], overlap[:, f] = 0, 0
-        crops += [context_crop(rgb, box) for box in boxes]
+        crops += [context_crop(rgb, box, context_wh) for box in boxes]
         labels += [CLASS_ID[b["tile"]] for b in record["boxes"]]
-    return _stacked(crops, labels)
+    return _stacked(crops, labels, context_wh)
 
 
-def negative_crops(records: list[dict], load_rgb, find) -> tuple[np.ndarray, np.ndarray]:
+def negative_crops(records: list[dict], load_rgb, find,
+                   context_wh: tuple[int, int] = CONTEXT_WH) -> tuple[np.ndarray, np.ndarray]:
     """Context crops, labelled NOT_A_TILE, of the boxes `find(rgb) -> N x 4 xyxy` puts where no
     tile of the record lies (IoU under NEGATIVE_IOU with each labelled box, which together cover
     under NEGATIVE_COVER of it): what the finder takes for a tile (dice, scoring sticks, coins).
@@ -109,9 +117,9 @@ def negative_crops(records: list[dict], load_rgb, find) -> tuple[np.ndarray, np.
         area = ((found[:, 2] - found[:, 0]) * (found[:, 3] - found[:, 1])).clip(1e-6)
         # the share of each box that labelled boxes cover (summed: tiles hardly overlap)
         covered = np.asarray([intersections(truth, box).sum() for box in found]) / area
-        crops += [context_crop(rgb, box) for box, best, share in zip(found, overlap, covered)
+        crops += [context_crop(rgb, box, context_wh) for box, best, share in zip(found, overlap, covered)
                   if best < NEGATIVE_IOU and share < NEGATIVE_COVER]
-    return _stacked(crops, [NOT_A_TILE] * len(crops))
+    return _stacked(crops, [NOT_A_TILE] * len(crops), context_wh)
 
 
 def _background(rng: np.random.Generator, width: int, height: int) -> np.ndarray:
@@ -152,7 +160,8 @@ def fluffystuff_tiles(art_dir: Path = FLUFFY_DIR) -> list[tuple[str, np.ndarray]
     return tiles
 
 
-def rendered_crops(copies: int, seed: int = 0, art_dir: Path = FLUFFY_DIR) -> tuple[np.ndarray, np.ndarray]:
+def rendered_crops(copies: int, seed: int = 0, art_dir: Path = FLUFFY_DIR,
+                   context_wh: tuple[int, int] = CONTEXT_WH) -> tuple[np.ndarray, np.ndarray]:
     """`copies` context crops per FluffyStuff tile, on random backgrounds, neighbours at the sides.
 
     Backs are recoloured (hue shifts) since real tile backs come in many colours.
@@ -160,7 +169,7 @@ def rendered_crops(copies: int, seed: int = 0, art_dir: Path = FLUFFY_DIR) -> tu
     rng = np.random.default_rng(seed)
     tiles = fluffystuff_tiles(art_dir)
     crops, labels = [], []
-    cw, ch = CONTEXT_WH
+    cw, ch = context_wh
     tw, th = round(cw / (1 + 2 * CONTEXT)), round(ch / (1 + 2 * CONTEXT))
     x0, y0 = (cw - tw) // 2, (ch - th) // 2
     for code, tile in tiles:
@@ -186,8 +195,8 @@ def augment(
     context: np.ndarray, out_wh: tuple[int, int], pad: float, rng: np.random.Generator, mirror: float = 0.0
 ) -> np.ndarray:
     """A training crop (out_wh) from a context crop: box jitter, rotation, mirror (with probability
-    `mirror`), colour, blur, JPEG."""
-    cw, ch = CONTEXT_WH
+    `mirror`), colour, blur, JPEG. The context crop may be of any size (`context_wh_for`)."""
+    ch, cw = context.shape[:2]
     bw, bh = cw / (1 + 2 * CONTEXT), ch / (1 + 2 * CONTEXT)
     # jittered box (the finder's boxes are loose or tight by ~10%)
     w = bw * (1 + pad * 2) * rng.uniform(0.88, 1.12)
@@ -230,7 +239,7 @@ def augment(
 
 def centre_crop(context: np.ndarray, out_wh: tuple[int, int], pad: float) -> np.ndarray:
     """The crop the detector would cut for an exact box (no augmentation): for validation."""
-    cw, ch = CONTEXT_WH
+    ch, cw = context.shape[:2]
     bw, bh = cw / (1 + 2 * CONTEXT), ch / (1 + 2 * CONTEXT)
     w, h = bw * (1 + 2 * pad), bh * (1 + 2 * pad)
     x1, y1 = (cw - w) / 2, (ch - h) / 2
@@ -251,16 +260,17 @@ def records_in_list(records: list[dict], list_file: str | Path) -> list[dict]:
     return [r for r in records if Path(r["file"]).name in names]
 
 
-def save_crops(records: list[dict], out: str | Path, find=None, finder_boxes: bool = False) -> Path:
+def save_crops(records: list[dict], out: str | Path, find=None, finder_boxes: bool = False,
+               context_wh: tuple[int, int] = CONTEXT_WH) -> Path:
     """Context crops of every box of `records` into OUT (NPZ with `crops` and `labels`); with
     `find` (a finder: RGB -> boxes), instead the crops of its boxes on no tile (`negative_crops`),
     or with `finder_boxes` every tile's crop cut around the finder's box on it (`finder_box_crops`)."""
     if find is None:
-        crops, labels = crops_from_records(records, _load_rgb)
+        crops, labels = crops_from_records(records, _load_rgb, context_wh)
     elif finder_boxes:
-        crops, labels = finder_box_crops(records, _load_rgb, find)
+        crops, labels = finder_box_crops(records, _load_rgb, find, context_wh)
     else:
-        crops, labels = negative_crops(records, _load_rgb, find)
+        crops, labels = negative_crops(records, _load_rgb, find, context_wh)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(out, crops=crops, labels=labels)
@@ -268,8 +278,9 @@ def save_crops(records: list[dict], out: str | Path, find=None, finder_boxes: bo
     return out
 
 
-def save_rendered_crops(out: str | Path, copies: int = 60, seed: int = 0) -> Path:
-    crops, labels = rendered_crops(copies, seed)
+def save_rendered_crops(out: str | Path, copies: int = 60, seed: int = 0,
+                        context_wh: tuple[int, int] = CONTEXT_WH) -> Path:
+    crops, labels = rendered_crops(copies, seed, context_wh=context_wh)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(out, crops=crops, labels=labels)

@@ -92,3 +92,40 @@ def test_train_crops_finder_boxes_cuts_one_crop_per_labelled_tile(tmp_path, caps
     assert main(["train", "crops", "--data", str(tmp_path / "set"), "--finder-boxes", "--negatives",
                  "--out", str(out)]) == 2
     assert "two kinds of crops" in capsys.readouterr().err
+
+
+def test_crops_for_a_larger_input_hold_it_at_full_resolution_and_match_the_detector():
+    # m96 reads a 72x96 box: its crops are cut larger (108x144) and read by their own size
+    from vision.train_classifier import input_wh
+    from vision.train_crops import context_wh_for
+
+    assert context_wh_for(input_wh("m64")) == CONTEXT_WH
+    wh = input_wh("m96")
+    assert context_wh_for(wh) == (108, 144)
+    rgb = np.zeros((400, 600, 3), np.uint8)
+    rgb[100:220, 200:290] = (200, 30, 30)
+    rgb[100:140, 200:290] = (30, 200, 30)  # the tile's top, green: the crop must keep it on top
+    box = np.array([[200, 100, 290, 220]], np.float32)
+    context = context_crop(rgb, box[0], context_wh_for(wh))
+    assert context.shape == (144, 108, 3)
+    at_run_time = crop_tiles(rgb, box, *wh, 0.08)[0].astype(int)
+    in_training = centre_crop(context, wh, 0.08).astype(int)
+    assert np.abs(at_run_time - in_training).mean() < 12
+    assert augment(context, wh, 0.08, np.random.default_rng(0)).shape == (96, 72, 3)
+
+
+def test_train_crops_arch_sets_the_crop_size(tmp_path):
+    from datasets.formats import write_yolo
+    from fanshot.cli import main
+
+    Image = pytest.importorskip("PIL.Image")
+    Image.fromarray(_scene()).save(tmp_path / "scene.png")
+    record = {"file": str(tmp_path / "scene.png"), "width": 300, "height": 200,
+              "boxes": [{"tile": "W1", "box": [100, 50, 140, 110]}, {"tile": "B5", "box": [200, 150, 260, 180]}]}
+    write_yolo([record], tmp_path / "set")
+    for arch, shape in (("m64", (96, 72, 3)), ("m96", (144, 108, 3))):
+        out = tmp_path / f"{arch}.npz"
+        assert main(["train", "crops", "--data", str(tmp_path / "set"), "--arch", arch, "--out", str(out)]) == 0
+        with np.load(out) as saved:
+            assert saved["crops"].shape == (2,) + shape
+            assert saved["labels"].tolist() == [CLASS_ID["W1"], CLASS_ID["B5"]]

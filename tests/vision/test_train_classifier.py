@@ -45,3 +45,26 @@ def test_mirror_flips_the_crop_left_to_right():
     left, right = slice(0, 12), slice(28, 40)
     assert plain[:, left].mean() != pytest.approx(flipped[:, left].mean(), abs=20)
     assert (plain[:, left].mean() > plain[:, right].mean()) != (flipped[:, left].mean() > flipped[:, right].mean())
+
+
+def test_crop_files_of_different_sizes_are_refused_before_training(tmp_path, capsys):
+    # crops cut for m64 and for m96 cannot be drawn together (np.concatenate failed deep inside)
+    from fanshot.cli import main
+
+    for name, (h, w) in (("a.npz", (96, 72)), ("b.npz", (144, 108))):
+        np.savez(tmp_path / name, crops=np.zeros((2, h, w, 3), np.uint8), labels=np.zeros(2, np.int64))
+    code = main(["train", "classifier", "--crops", str(tmp_path / "a.npz"), str(tmp_path / "b.npz"),
+                 "--run", str(tmp_path / "run"), "--arch", "m64"])
+    assert code == 2
+    assert "crops of different sizes" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+def test_crops_cut_for_a_smaller_input_are_refused_for_a_larger_arch():
+    from vision.train_classifier import check_crop_size
+
+    check_crop_size((5, 96, 72, 3), "m64")
+    check_crop_size((5, 144, 108, 3), "m64")  # larger crops are shrunk: fine
+    check_crop_size((5, 144, 108, 3), "m96")
+    with pytest.raises(ValueError, match="too small for arch m96"):
+        check_crop_size((5, 96, 72, 3), "m96")
