@@ -19,7 +19,7 @@ class LabelError(ApiError):
 
 ERROR_DESCRIPTIONS = {
     400: "A bad path (absolute, '..', hidden) or a body that is not JSON",
-    403: "The path leads outside the labelling folder",
+    403: "The path leads outside the labelling folder, or the image host is not allowed",
     404: "No such image in the folder",
     409: "Nothing to undo, nothing labelled yet, or an export the converters refuse",
     413: "The image is too large",

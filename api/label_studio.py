@@ -12,7 +12,8 @@ URL `http://HOST:PORT/labelstudio`. The shapes follow label-studio-ml-backend:
 Task images are read from a `data:` URI, from the labelling folder (Label Studio
 local files `/data/local-files/?d=...`, or a path inside the folder), or fetched
 from Label Studio itself (`/data/upload/...`) at LABEL_STUDIO_URL with the token
-LABEL_STUDIO_API_KEY (the same variables as Label Studio's own ML backends).
+LABEL_STUDIO_API_KEY (the same variables as Label Studio's own ML backends). Absolute
+URLs on other hosts are fetched only from hosts named in FANSHOT_IMAGE_HOSTS.
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from vision.classes import CLASS_ID
 
 MODEL_CLASS = "FanshotTileDetector"
 FETCH_TIMEOUT_S = 20
+IMAGE_HOSTS_VARIABLE = "FANSHOT_IMAGE_HOSTS"
 
 router = APIRouter(prefix="/labelstudio", tags=["label studio"])
 
@@ -141,11 +143,28 @@ class _TokenStaysHome(urllib.request.HTTPRedirectHandler):
         return new
 
 
+def image_host_allowed(url: str, base: str) -> bool:
+    """Whether Fanshot may fetch `url`: from Label Studio's own origin (`base`), or from a host
+    named in FANSHOT_IMAGE_HOSTS (comma-separated `host` or `host:port`; `*` for any host).
+    Anything else would let whoever can reach /labelstudio/predict make the server fetch URLs
+    of their choosing (internal services, cloud metadata)."""
+    if base and _origin(url) == _origin(base):
+        return True
+    allowed = {h.strip().lower() for h in os.environ.get(IMAGE_HOSTS_VARIABLE, "").split(",") if h.strip()}
+    parts = urllib.parse.urlsplit(url)
+    return "*" in allowed or parts.netloc.lower() in allowed or (parts.hostname or "") in allowed
+
+
 def _fetch(url: str, base: str, token: str) -> bytes:
     """GET an image; the token goes only to Label Studio's own host."""
     full = urllib.parse.urljoin(base.rstrip("/") + "/", url) if base else url
     if urllib.parse.urlsplit(full).scheme not in ("http", "https"):
         raise LabelError("bad_image_url", f"cannot fetch {url!r}: set LABEL_STUDIO_URL for relative URLs", 422)
+    if not image_host_allowed(full, base):
+        host = urllib.parse.urlsplit(full).netloc
+        raise LabelError("image_host_not_allowed",
+                         f"{host} is not Label Studio's host (LABEL_STUDIO_URL): Fanshot fetches task images "
+                         f"from elsewhere only when {IMAGE_HOSTS_VARIABLE} names the host", 403)
     send_token = bool(token) and bool(base) and _origin(full) == _origin(base)
     request = urllib.request.Request(full, headers={"Authorization": f"Token {token}"} if send_token else {})
     opener = urllib.request.build_opener(_TokenStaysHome)

@@ -233,6 +233,7 @@ def test_the_token_goes_only_to_label_studio(client, label_studio_server, monkey
     monkeypatch.setenv("LABEL_STUDIO_URL", label_studio_server)
     monkeypatch.setenv("LABEL_STUDIO_API_KEY", "secret-token")
     elsewhere = label_studio_server.replace("127.0.0.1", "localhost")  # same server, another origin
+    monkeypatch.setenv("FANSHOT_IMAGE_HOSTS", "example.org, " + elsewhere.removeprefix("http://"))
     response = client.post("/labelstudio/predict", json=predict_request(elsewhere + "/data/upload/1/42d46c4c-a.jpg"))
     assert response.status_code == 200
     assert _Uploads.seen_auth == [None]
@@ -248,3 +249,36 @@ def test_setup_refuses_a_token_that_is_not_a_string(client):
     response = client.post("/labelstudio/setup", json={"project": "1.1", "access_token": 5})
     assert response.status_code == 422 and response.json()["error"]["code"] == "bad_setup"
     assert client.post("/labelstudio/setup", content=b"[1]", headers={"content-type": "application/json"}).status_code == 400
+
+
+@pytest.mark.parametrize("hosts", [None, "example.org", "localhost:1"])
+def test_images_on_other_hosts_are_not_fetched_unless_named(client, label_studio_server, monkeypatch, hosts):
+    # the predict route is on the public service too: any URL fetched was a way to probe the
+    # server's network (internal services, cloud metadata) on someone's behalf
+    monkeypatch.setenv("LABEL_STUDIO_URL", label_studio_server)
+    if hosts is None:
+        monkeypatch.delenv("FANSHOT_IMAGE_HOSTS", raising=False)
+    else:
+        monkeypatch.setenv("FANSHOT_IMAGE_HOSTS", hosts)
+    elsewhere = label_studio_server.replace("127.0.0.1", "localhost")
+    response = client.post("/labelstudio/predict", json=predict_request(elsewhere + "/data/upload/1/42d46c4c-a.jpg"))
+    assert response.status_code == 403
+    error = response.json()["error"]
+    assert error["code"] == "image_host_not_allowed" and "FANSHOT_IMAGE_HOSTS" in error["message"]
+    assert _Uploads.seen_auth == []  # nothing was asked of that host
+    monkeypatch.delenv("LABEL_STUDIO_URL")
+    without_label_studio = client.post("/labelstudio/predict", json=predict_request(label_studio_server + "/data/upload/1/42d46c4c-a.jpg"))
+    assert without_label_studio.status_code == 403 and _Uploads.seen_auth == []
+
+
+def test_any_host_may_be_allowed_by_name_or_star(monkeypatch):
+    from api.label_studio import image_host_allowed
+
+    monkeypatch.setenv("FANSHOT_IMAGE_HOSTS", "Bucket.S3.example.com,files:8080")
+    assert image_host_allowed("https://bucket.s3.example.com/a.jpg?sig=1", "")
+    assert image_host_allowed("http://files:8080/a.jpg", "")
+    assert not image_host_allowed("http://files:9090/a.jpg", "")
+    assert not image_host_allowed("http://169.254.169.254/latest/meta-data", "")
+    assert image_host_allowed("http://ls:8080/data/upload/1/a.jpg", "http://LS:8080")
+    monkeypatch.setenv("FANSHOT_IMAGE_HOSTS", "*")
+    assert image_host_allowed("http://169.254.169.254/latest/meta-data", "")
