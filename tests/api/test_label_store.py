@@ -253,3 +253,22 @@ def test_a_polygon_label_file_opens_as_boxes_with_a_warning(store, folder, detec
     saved = store.save("a.jpg", [{"tile": b["tile"], "box": b["box"]} for b in doc["boxes"]])
     assert not [w for w in saved["warnings"] if "polygon" in w]
     assert all(len(line.split()) == 5 for line in (folder / "a.txt").read_text().splitlines())
+
+
+def test_a_label_file_with_unreadable_lines_opens_with_what_it_can_and_says_what_it_left_out(store, folder):
+    # once a 422: the image could not be opened, so the file could not be mended in the tool
+    original = "21 0.5 0.5 0.1 0.2\n21 0.5 0.5 0.1 0.2 0.93\nx y\n"
+    (folder / "a.txt").write_text(original)
+    doc = store.load("a.jpg")
+    assert [b["tile"] for b in doc["boxes"]] == ["B4"]
+    left_out = [w for w in doc["warnings"] if "left out" in w]
+    assert [w.split(":")[:2] for w in left_out] == [["a.txt", "2"], ["a.txt", "3"]]
+    with pytest.raises(LabelError) as refused:  # an export leaves no line out unsaid
+        store.labelled_items()
+    assert refused.value.code == "malformed_label_file" and "a.txt:2" in refused.value.message
+    assert "open a.jpg in the labelling tool" in refused.value.message
+    saved = store.save("a.jpg", [{"tile": "B4", "box": doc["boxes"][0]["box"]}])
+    assert not [w for w in saved["warnings"] if "left out" in w]
+    assert [item["path"] for item in store.labelled_items()] == ["a.jpg"]
+    store.undo("a.jpg")
+    assert (folder / "a.txt").read_text() == original  # the file as it was, nothing lost
