@@ -155,12 +155,13 @@ def image_host_allowed(url: str, base: str) -> bool:
     return "*" in allowed or parts.netloc.lower() in allowed or (parts.hostname or "") in allowed
 
 
-def _fetch(url: str, base: str, token: str) -> bytes:
-    """GET an image; the token goes only to Label Studio's own host."""
+def _fetch(url: str, base: str, token: str, trusted: str) -> bytes:
+    """GET an image; the token goes only to Label Studio's own host (`base`). `trusted` is
+    LABEL_STUDIO_URL: a `hostname` sent to /setup by anyone who reaches the service is not."""
     full = urllib.parse.urljoin(base.rstrip("/") + "/", url) if base else url
     if urllib.parse.urlsplit(full).scheme not in ("http", "https"):
         raise LabelError("bad_image_url", f"cannot fetch {url!r}: set LABEL_STUDIO_URL for relative URLs", 422)
-    if not image_host_allowed(full, base):
+    if not image_host_allowed(full, trusted):
         host = urllib.parse.urlsplit(full).netloc
         raise LabelError("image_host_not_allowed",
                          f"{host} is not Label Studio's host (LABEL_STUDIO_URL): Fanshot fetches task images "
@@ -196,9 +197,10 @@ def task_image(url: object, store: LabelStore | None, settings: dict) -> bytes:
         return _local_image(store, local)
     if not parsed.scheme and not url.startswith("/data/") and store is not None:
         return _local_image(store, url)
-    base = os.environ.get("LABEL_STUDIO_URL") or settings.get("hostname", "")
+    trusted = os.environ.get("LABEL_STUDIO_URL", "")
+    base = trusted or settings.get("hostname", "")
     token = os.environ.get("LABEL_STUDIO_API_KEY") or settings.get("access_token", "")
-    return _fetch(url, base, token)
+    return _fetch(url, base, token, trusted)
 
 
 def predict_task(task: dict, config: dict, detector, store: LabelStore | None, settings: dict) -> dict:

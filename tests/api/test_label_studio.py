@@ -192,11 +192,18 @@ def test_uploads_are_fetched_from_label_studio_with_the_token(client, label_stud
     assert missing.status_code == 502 and "task 7" in missing.json()["error"]["message"]
 
 
-def test_setup_hostname_and_token_are_used_without_environment(client, label_studio_server, monkeypatch):
+def test_setup_hostname_and_token_are_used_without_environment_once_the_host_is_named(
+        client, label_studio_server, monkeypatch):
     monkeypatch.delenv("LABEL_STUDIO_URL", raising=False)
     monkeypatch.delenv("LABEL_STUDIO_API_KEY", raising=False)
+    monkeypatch.delenv("FANSHOT_IMAGE_HOSTS", raising=False)
     client.post("/labelstudio/setup", json={"project": "1.1", "schema": LABEL_CONFIG,
                                              "hostname": label_studio_server, "access_token": "from-setup"})
+    # anyone who reaches the service may post /setup: its hostname alone opens no host
+    refused = client.post("/labelstudio/predict", json=predict_request("/data/upload/1/42d46c4c-a.jpg"))
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "image_host_not_allowed"
+    assert _Uploads.seen_auth == []
+    monkeypatch.setenv("FANSHOT_IMAGE_HOSTS", label_studio_server.removeprefix("http://"))
     response = client.post("/labelstudio/predict", json=predict_request("/data/upload/1/42d46c4c-a.jpg"))
     assert response.status_code == 200
     assert _Uploads.seen_auth == ["Token from-setup"]
