@@ -35,13 +35,18 @@ def test_finder_labels_are_the_same_boxes_in_class_zero(tmp_path):
     assert tile_label_lines(label, 43) == ["0 0.51234567 0.25 0.1 0.2", "0 0.1 0.2 0.03 0.04"]
 
 
+def _yolo_folder(root, size, label_text):
+    """A YOLO folder of one image x.jpg of `size` (w, h) with `label_text` as its labels."""
+    (root / "images").mkdir()
+    (root / "labels").mkdir()
+    Image.new("RGB", size).save(root / "images" / "x.jpg")
+    formats.write_data_yaml(root)
+    (root / "labels" / "x.txt").write_text(label_text)
+
+
 def test_read_yolo_refuses_a_negative_class_id(tmp_path):
     # before one reader served both, read_yolo took -1 as the last class name
-    (tmp_path / "images").mkdir()
-    (tmp_path / "labels").mkdir()
-    Image.new("RGB", (100, 50)).save(tmp_path / "images" / "x.jpg")
-    formats.write_data_yaml(tmp_path)
-    (tmp_path / "labels" / "x.txt").write_text("-1 0.5 0.5 0.2 0.2\n")
+    _yolo_folder(tmp_path, (100, 50), "-1 0.5 0.5 0.2 0.2\n")
     with pytest.raises(formats.DatasetError, match="x.txt:1"):
         formats.read_yolo(tmp_path)
     (tmp_path / "labels" / "x.txt").write_text("0 0.5 0.5 0.2 0.2\n")
@@ -61,11 +66,7 @@ def test_a_polygon_line_is_the_box_around_its_points_clipped_to_the_image(tmp_pa
 
 
 def test_a_polygon_in_a_yolo_folder_is_read_as_its_box(tmp_path):
-    (tmp_path / "images").mkdir()
-    (tmp_path / "labels").mkdir()
-    Image.new("RGB", (200, 100)).save(tmp_path / "images" / "x.jpg")
-    formats.write_data_yaml(tmp_path)
-    (tmp_path / "labels" / "x.txt").write_text("0 0.1 0.2 0.3 0.2 0.3 0.6 0.1 0.6\n")
+    _yolo_folder(tmp_path, (200, 100), "0 0.1 0.2 0.3 0.2 0.3 0.6 0.1 0.6\n")
     [record] = formats.read_yolo(tmp_path)
     assert record["boxes"] == [{"tile": formats.CLASSES[0], "box": [20, 20, 60, 60]}]
 
