@@ -99,27 +99,24 @@ def yolo_to_boxes(text: str, width: int, height: int, *, source: str = "label fi
 
 
 def readable_boxes(text: str | None, width: int, height: int, source: str) -> tuple[list[dict], list[str]]:
-    """The boxes of the lines of a label file that can be read, and a warning for each line that
-    cannot (another tool's format, a class we do not have): the image still opens, and the person
-    sees what saving would drop (undo brings the file back as it was)."""
-    boxes, unreadable = [], []
+    """The boxes of the lines of a label file that can be read, and warnings: one for each line
+    that cannot (another tool's format, a class we do not have; the image still opens, and the
+    person sees what saving would drop, undo brings the file back as it was), and one when
+    polygons were read as their boxes (saving writes boxes)."""
+    boxes, warnings, polygons = [], [], 0
     for n, line in enumerate((text or "").splitlines(), 1):
         if not line.strip():
             continue
         try:
             boxes += yolo_to_boxes(line, width, height, source=source)
         except LabelError:
-            unreadable.append(f"{source}:{n}: {line.strip()[:80]!r} is not a box of our 43 classes and is left out; "
-                              "saving drops it (undo brings it back)")
-    return boxes, unreadable
-
-
-def _polygon_warnings(text: str | None, source: str) -> list[str]:
-    """A warning when a label file holds polygons (read as their boxes: saving writes boxes)."""
-    polygons = sum(len(line.split()) > 5 for line in (text or "").splitlines())
-    if not polygons:
-        return []
-    return [f"{source}: {polygons} polygon label(s) shown as the boxes around them; saving writes boxes"]
+            warnings.append(f"{source}:{n}: {line.strip()[:80]!r} is not a box of our 43 classes and is left out; "
+                            "saving drops it (undo brings it back)")
+            continue
+        polygons += len(line.split()) > 5
+    if polygons:
+        warnings.append(f"{source}: {polygons} polygon label(s) shown as the boxes around them; saving writes boxes")
+    return boxes, warnings
 
 
 def validate_boxes(boxes: object) -> list[dict]:
@@ -364,7 +361,7 @@ class LabelStore:
         label = self.label_path(image)
         text = label.read_text(encoding="utf-8") if label.is_file() else None
         sidecar = self._read_sidecar(image)
-        boxes, unreadable = readable_boxes(text, width, height, self._rel(label))
+        boxes, label_warnings = readable_boxes(text, width, height, self._rel(label))
         scores = sidecar.get("scores") if sidecar.get("label_sha") == _sha(text) else None
         reviewed = bool(sidecar.get("reviewed")) if scores is not None else text is not None
         if not isinstance(scores, list) or len(scores) != len(boxes):
@@ -379,8 +376,7 @@ class LabelStore:
             "reviewed": reviewed,
             "boxes": least_confident_first(boxes),
             "undo": len(sidecar.get("history") or []),
-            "warnings": ((warnings or []) + unreadable + _polygon_warnings(text, self._rel(label))
-                         + self._sharing_warnings(image)),
+            "warnings": (warnings or []) + label_warnings + self._sharing_warnings(image),
         }
 
     def _sharing_warnings(self, image: Path) -> list[str]:

@@ -263,6 +263,7 @@ def test_a_label_file_with_unreadable_lines_opens_with_what_it_can_and_says_what
     assert [b["tile"] for b in doc["boxes"]] == ["B4"]
     left_out = [w for w in doc["warnings"] if "left out" in w]
     assert [w.split(":")[:2] for w in left_out] == [["a.txt", "2"], ["a.txt", "3"]]
+    assert not [w for w in doc["warnings"] if "polygon" in w]  # a score column is no polygon
     with pytest.raises(LabelError) as refused:  # an export leaves no line out unsaid
         store.labelled_items()
     assert refused.value.code == "malformed_label_file" and "a.txt:2" in refused.value.message
