@@ -1,4 +1,4 @@
-"""`fanshot synth` (synthetic scenes) and `fanshot dataset ...` (convert, merge, split, stats, sheet)."""
+"""`fanshot synth` (synthetic scenes) and `fanshot dataset ...` (convert, merge, split, stats, copies, sheet)."""
 from __future__ import annotations
 
 import argparse
@@ -34,7 +34,7 @@ def register(subparsers) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_synth)
 
-    d = subparsers.add_parser("dataset", help="tile dataset tools: convert, merge, split, stats, sheet")
+    d = subparsers.add_parser("dataset", help="tile dataset tools: convert, merge, split, stats, copies, sheet")
     sub = d.add_subparsers(dest="dataset_command", metavar="ACTION")
     d.set_defaults(func=lambda args: (d.print_help(), 2)[1])
 
@@ -64,6 +64,17 @@ def register(subparsers) -> None:
     t.add_argument("src")
     t.add_argument("--json", action="store_true", help="print JSON")
     t.set_defaults(func=_stats)
+
+    k = sub.add_parser("copies", help="compare the labels of the augmented copies of each photo (Roboflow): "
+                                      "which copies' boxes are far larger than their siblings'")
+    k.add_argument("src")
+    k.add_argument("--list", help="only the images named in this file (e.g. val.txt)")
+    k.add_argument("--max-ratio", type=float, default=None,
+                   help="a copy is consistent when its median label area is at most this times each "
+                        "registered sibling's (default 1.3)")
+    k.add_argument("--out", help="write the consistent copies to this list file (for `fanshot eval --list`)")
+    k.add_argument("--json", action="store_true", help="print JSON")
+    k.set_defaults(func=_copies)
 
     h = sub.add_parser("sheet", help="contact sheet of crops per class, to check labels by eye")
     h.add_argument("src")
@@ -158,6 +169,35 @@ def _stats(args) -> int:
         return _fail(str(exc))
     stats = tools.stats(data)
     print(json.dumps(stats, indent=1) if args.json else tools.format_stats(stats))
+    return 0
+
+
+def _copies(args) -> int:
+    from datasets import copies, formats, tools
+    max_ratio = copies.MAX_AREA_RATIO if args.max_ratio is None else args.max_ratio
+    if not max_ratio >= 1:
+        return _fail("--max-ratio must be 1 or more")
+    if args.out and (Path(args.out).is_dir() or not Path(args.out).resolve().parent.is_dir()):
+        return _fail(f"--out {args.out}: not a file in an existing folder")
+    try:
+        data = formats.read_dataset(args.src)
+        if args.list:
+            data = tools.records_in_list(data, args.list)
+    except (formats.DatasetError, OSError) as exc:
+        return _fail(str(exc))
+    if not data:
+        return _fail(f"no images in {args.src}" + (f" named in {args.list}" if args.list else ""))
+    rows = copies.compare_copies(data)
+    keep = copies.consistent(rows, max_ratio)
+    if args.out:
+        try:
+            Path(args.out).write_text("".join(f"{name}\n" for name in keep))
+        except OSError as exc:
+            return _fail(f"cannot write {args.out}: {exc}")
+    if args.json:
+        print(json.dumps({"copies": rows, "consistent": keep, "max_ratio": max_ratio}, indent=1))
+    else:
+        print(copies.format_copies(rows, max_ratio))
     return 0
 
 

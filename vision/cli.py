@@ -184,7 +184,7 @@ def _eval(args) -> int:
     from datasets.formats import DatasetError, read_yolo
     from datasets.tools import source_photo
     from vision.evaluate import detect_dataset, evaluate, format_report
-    from vision.train_crops import records_in_list
+    from datasets.tools import records_in_list
 
     try:
         records = read_yolo(args.data)
@@ -289,7 +289,8 @@ def _train_finder_data(args) -> int:
 @_training
 def _train_crops(args) -> int:
     from vision.train_classifier import input_wh
-    from vision.train_crops import context_wh_for, records_in_list, save_crops, save_rendered_crops
+    from datasets.tools import records_in_list
+    from vision.train_crops import context_wh_for, save_crops, save_rendered_crops
 
     context_wh = context_wh_for(input_wh(args.arch))
     if args.rendered:

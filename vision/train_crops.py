@@ -254,12 +254,6 @@ def _load_rgb(record: dict) -> np.ndarray:
     return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
 
 
-def records_in_list(records: list[dict], list_file: str | Path) -> list[dict]:
-    """The records whose image is named (by base name) in a YOLO split list such as train.txt."""
-    names = {Path(line.strip()).name for line in Path(list_file).read_text().splitlines() if line.strip()}
-    return [r for r in records if Path(r["file"]).name in names]
-
-
 def save_crops(records: list[dict], out: str | Path, find=None, finder_boxes: bool = False,
                context_wh: tuple[int, int] = CONTEXT_WH) -> Path:
     """Context crops of every box of `records` into OUT (NPZ with `crops` and `labels`); with

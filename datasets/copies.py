@@ -1,0 +1,103 @@
+"""Label geometry across the augmented copies of one photo (`fanshot dataset copies`).
+
+Roboflow exports several copies of each photo (turned, sheared, mirrored); on some copies the
+boxes were carried through the augmentation badly and are far larger than the tiles. The copies
+of one photo show the same tiles at the same scale, so each pair is registered (SIFT on one
+copy and on its mirror image, affine RANSAC) and the median label area of each copy compared
+with its siblings', the registration's own scale taken out. A copy whose labels are no more
+than `max_ratio` times the area of any sibling's is *consistent*; `fanshot eval --list` on
+those measures box fit where the labels fit the tiles. No detector is involved.
+"""
+from __future__ import annotations
+
+import collections
+import itertools
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from datasets.tools import source_photo
+
+MAX_AREA_RATIO = 1.3  # a turn of the tiles alone makes an upright box up to ~2x larger at 45 degrees
+MIN_INLIERS = 30      # matched points a registration needs to count
+RATIO_TEST = 0.75
+
+
+def _features(gray: np.ndarray, sift) -> tuple[list, np.ndarray | None]:
+    return sift.detectAndCompute(gray, None)
+
+
+def _affine(a: tuple, b: tuple) -> tuple[np.ndarray | None, int]:
+    (ka, da), (kb, db) = a, b
+    if da is None or db is None or len(ka) < 3 or len(kb) < 3:
+        return None, 0
+    pairs = cv2.BFMatcher().knnMatch(da, db, k=2)
+    good = [p[0] for p in pairs if len(p) == 2 and p[0].distance < RATIO_TEST * p[1].distance]
+    if len(good) < 3:
+        return None, 0
+    src = np.float32([ka[m.queryIdx].pt for m in good])
+    dst = np.float32([kb[m.trainIdx].pt for m in good])
+    matrix, inliers = cv2.estimateAffine2D(src, dst, ransacReprojThreshold=3, maxIters=5000, confidence=0.999)
+    return matrix, int(inliers.sum()) if inliers is not None else 0
+
+
+def register(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray | None, int]:
+    """The affine map (2x3) from grey image `a`'s pixels to `b`'s, `a` mirrored or not, and its
+    inlier count; (None, 0) when nothing matches."""
+    sift = cv2.SIFT_create(4000)
+    fb = _features(b, sift)
+    matrix, inliers = _affine(_features(a, sift), fb)
+    mirrored, mirrored_inliers = _affine(_features(cv2.flip(a, 1), sift), fb)
+    if mirrored is not None and mirrored_inliers > inliers:
+        flip = np.array([[-1, 0, a.shape[1] - 1], [0, 1, 0], [0, 0, 1]], np.float64)
+        return mirrored @ flip, mirrored_inliers
+    return matrix, inliers
+
+
+def _median_area(record: dict) -> float:
+    return float(np.median([(b["box"][2] - b["box"][0]) * (b["box"][3] - b["box"][1]) for b in record["boxes"]]))
+
+
+def compare_copies(records: list[dict]) -> list[dict]:
+    """For each record with boxes: its source photo and, per sibling copy it registers with, the
+    ratio of its median label area to the sibling's (scale of the registration taken out)."""
+    groups = collections.defaultdict(list)
+    for record in records:
+        if record["boxes"]:
+            groups[source_photo(record["file"])].append(record)
+    rows = []
+    for source, copies in sorted(groups.items()):
+        grey = {r["file"]: cv2.imread(str(r["file"]), cv2.IMREAD_GRAYSCALE) for r in copies}
+        ratios = {r["file"]: [] for r in copies}
+        for a, b in itertools.combinations(copies, 2):
+            if grey[a["file"]] is None or grey[b["file"]] is None:
+                continue
+            matrix, inliers = register(grey[a["file"]], grey[b["file"]])
+            if matrix is None or inliers < MIN_INLIERS:
+                continue
+            scale = abs(float(np.linalg.det(matrix[:, :2])))
+            ratio = _median_area(b) / (_median_area(a) * scale)
+            ratios[b["file"]].append(ratio)
+            ratios[a["file"]].append(1 / ratio)
+        rows += [{"file": r["file"], "source": source, "copies": len(copies), "ratios": ratios[r["file"]]}
+                 for r in copies]
+    return rows
+
+
+def consistent(rows: list[dict], max_ratio: float = MAX_AREA_RATIO) -> list[str]:
+    """The files whose labels are at most `max_ratio` times any registered sibling's in area."""
+    return [row["file"] for row in rows if row["ratios"] and max(row["ratios"]) <= max_ratio]
+
+
+def format_copies(rows: list[dict], max_ratio: float = MAX_AREA_RATIO) -> str:
+    keep = set(consistent(rows, max_ratio))
+    lines = []
+    for row in rows:
+        shown = " ".join(f"{r:.2f}" for r in sorted(row["ratios"])) or "no sibling registered"
+        mark = "consistent" if row["file"] in keep else ("unchecked" if not row["ratios"] else "larger")
+        lines.append(f"{Path(row['file']).name}  {mark:10}  label area against siblings: {shown}")
+    alone = sum(1 for row in rows if not row["ratios"])
+    lines.append(f"{len(keep)} of {len(rows)} copies consistent (labels at most {max_ratio:g}x a sibling's area); "
+                 f"{alone} without a registered sibling")
+    return "\n".join(lines)
