@@ -24,10 +24,6 @@ MIN_INLIERS = 30      # matched points a registration needs to count
 RATIO_TEST = 0.75
 
 
-def _features(gray: np.ndarray, sift) -> tuple[list, np.ndarray | None]:
-    return sift.detectAndCompute(gray, None)
-
-
 def _affine(a: tuple, b: tuple) -> tuple[np.ndarray | None, int]:
     (ka, da), (kb, db) = a, b
     if da is None or db is None or len(ka) < 3 or len(kb) < 3:
@@ -46,9 +42,9 @@ def register(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray | None, int]:
     """The affine map (2x3) from grey image `a`'s pixels to `b`'s, `a` mirrored or not, and its
     inlier count; (None, 0) when nothing matches."""
     sift = cv2.SIFT_create(4000)
-    fb = _features(b, sift)
-    matrix, inliers = _affine(_features(a, sift), fb)
-    mirrored, mirrored_inliers = _affine(_features(cv2.flip(a, 1), sift), fb)
+    fb = sift.detectAndCompute(b, None)
+    matrix, inliers = _affine(sift.detectAndCompute(a, None), fb)
+    mirrored, mirrored_inliers = _affine(sift.detectAndCompute(cv2.flip(a, 1), None), fb)
     if mirrored is not None and mirrored_inliers > inliers:
         flip = np.array([[-1, 0, a.shape[1] - 1], [0, 1, 0], [0, 0, 1]], np.float64)
         return mirrored @ flip, mirrored_inliers
@@ -71,7 +67,7 @@ def compare_copies(records: list[dict]) -> list[dict]:
         grey = {r["file"]: cv2.imread(str(r["file"]), cv2.IMREAD_GRAYSCALE) for r in copies}
         ratios = {r["file"]: [] for r in copies}
         for a, b in itertools.combinations(copies, 2):
-            if grey[a["file"]] is None or grey[b["file"]] is None:
+            if grey[a["file"]] is None or grey[b["file"]] is None or not _median_area(a) or not _median_area(b):
                 continue
             matrix, inliers = register(grey[a["file"]], grey[b["file"]])
             if matrix is None or inliers < MIN_INLIERS:
