@@ -30,13 +30,13 @@ def source_photo(file: str) -> str:
     return stem
 
 
-# ---------------------------------------------------------------- merge
-
 def records_in_list(records: list[dict], list_file: str | Path) -> list[dict]:
     """The records whose image is named (by base name) in a YOLO split list such as train.txt."""
     names = {Path(line.strip()).name for line in Path(list_file).read_text().splitlines() if line.strip()}
     return [r for r in records if Path(r["file"]).name in names]
 
+
+# ---------------------------------------------------------------- merge
 
 def _parse_source(spec: str) -> tuple[str, str]:
     if "=" in spec and not Path(spec).exists():

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from fanshot.args import positive_int
 from vision.detector import DETECT_MAX_SIDE, VIEW_FLIPS, detect_photo
-from vision.train_classifier import ARCHES
+from vision.train_classifier import ARCHES, input_wh
 from vision.train_hard import UNSURE_BELOW
 
 
@@ -182,9 +182,8 @@ def _detect(args) -> int:
 
 def _eval(args) -> int:
     from datasets.formats import DatasetError, read_yolo
-    from datasets.tools import source_photo
+    from datasets.tools import records_in_list, source_photo
     from vision.evaluate import detect_dataset, evaluate, format_report
-    from datasets.tools import records_in_list
 
     try:
         records = read_yolo(args.data)
@@ -288,7 +287,6 @@ def _train_finder_data(args) -> int:
 
 @_training
 def _train_crops(args) -> int:
-    from vision.train_classifier import input_wh
     from datasets.tools import records_in_list
     from vision.train_crops import context_wh_for, save_crops, save_rendered_crops
 
