@@ -10,6 +10,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 
+from .access import TokenMiddleware
 from .errors import install_handlers
 from .images import ImageStore
 from .inference import Inference, start_worker
@@ -58,6 +59,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_handlers(app)
     app.add_middleware(BodyLimitMiddleware, upload_limit=settings.max_upload_bytes + FORM_OVERHEAD,
                        limit=JSON_BODY_LIMIT, upload_message=f"the upload is larger than {settings.max_upload_bytes} bytes")
+    if settings.token:
+        app.add_middleware(TokenMiddleware, token=settings.token)
     app.add_middleware(AccessLogMiddleware)
 
     for module in (health, rules, score, analyze, detect, images):

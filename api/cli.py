@@ -23,6 +23,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
+    from api.access import access_note
     from api.app import create_app
     from api.errors import ApiError
     from api.settings import settings_for_command
@@ -37,5 +38,8 @@ def run_serve(args: argparse.Namespace) -> int:
               file=sys.stderr)
     app.state.pool.start()  # the worker processes load the model now, so the first photo is not slow
     print(f"Fanshot on http://{args.host}:{args.port}/  (API docs at /docs)", file=sys.stderr)
+    note = access_note(args.host, settings.token)
+    if note:
+        print(f"fanshot serve: {note}", file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False)
     return 0

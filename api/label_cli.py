@@ -94,6 +94,7 @@ def _export(store, args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from api.access import access_note
     from api.app import create_app
     from api.label_routes import configure_labelling
     from api.settings import settings_for_command
@@ -102,5 +103,8 @@ def _serve(args: argparse.Namespace) -> int:
     app = create_app(settings)
     store = configure_labelling(app, args.folder)
     print(f"Labelling {store.root} on http://{args.host}:{args.port}/label", file=sys.stderr)
+    note = access_note(args.host, settings.token)
+    if note:
+        print(f"fanshot label: {note}", file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, access_log=False)
     return 0

@@ -37,6 +37,7 @@ class Settings:
     inference_queue: int = 16            # requests allowed to wait for a worker; more: 503
     image_store_size: int = 64           # annotated images kept for /api/v1/images/{id}.jpg
     model_dir: Path | None = None        # None: the shipped model in models/
+    token: str = field(default="", repr=False)  # non-empty: requests must show it (api/access.py)
 
     ENV_PREFIX = "FANSHOT_"
 
@@ -47,6 +48,8 @@ class Settings:
                 raise ValueError(f"{name} must be at least 1")
         if self.inference_queue < 0:
             raise ValueError("inference_queue must be 0 or more")
+        if any(c.isspace() or not c.isprintable() for c in self.token):
+            raise ValueError("FANSHOT_TOKEN must not contain spaces or control characters")
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> "Settings":
@@ -59,6 +62,8 @@ class Settings:
                 continue
             if field.name == "model_dir":
                 values[field.name] = Path(raw)
+            elif field.type == "str":
+                values[field.name] = raw
             elif field.type == "bool":
                 if raw.lower() not in _BOOLEANS:
                     raise ValueError(f"{cls.ENV_PREFIX}{field.name.upper()} must be 1 or 0, got {raw!r}")

@@ -1,0 +1,155 @@
+"""An access token for a service others can reach (FANSHOT_TOKEN).
+
+`make serve` listens on every address so that a phone on the same network can open the page;
+anyone else who can reach it can use it too. With a token set, every request but the health
+check and the pages' assets must show it:
+
+- programs (curl, scripts): `Authorization: Bearer TOKEN`;
+- Label Studio's ML backend connection: Basic authentication with TOKEN as the password (any
+  user name), which Label Studio sends when its "Basic Authentication" is on;
+- browsers: the pages (/, /label, /docs, /redoc) ask for it once with a form, or take it from a
+  link (`/?token=TOKEN`), and keep a digest of it in a cookie (HttpOnly, SameSite=Strict, 30 days)
+  that the page's own requests and images then carry.
+
+Without the token a page answers 401 with the form, anything else 401 with the JSON error body
+of every error (code `unauthorized`). Tokens are compared in constant time.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import html
+import json
+from http.cookies import CookieError, SimpleCookie
+from urllib.parse import parse_qs
+
+from .middleware import ASGIApp, Message, Receive, Scope, Send
+
+COOKIE = "fanshot_token"
+COOKIE_DAYS = 30
+OPEN_PATHS = {"/api/v1/health", "/labelstudio/health"}
+OPEN_PREFIXES = ("/static/", "/label/static/", "/static-offline-docs/")
+PAGES = {"/", "/label", "/docs", "/redoc"}
+FORM_LIMIT = 4096  # bytes of a posted token form
+JSON_MESSAGE = ("this server needs its access token: send the header `Authorization: Bearer TOKEN` "
+                "(a browser: open the page and enter it)")
+
+
+def _headers(scope: Scope) -> dict[bytes, bytes]:
+    return {name.lower(): value for name, value in scope.get("headers") or []}
+
+
+def presented_token(headers: dict[bytes, bytes]) -> bytes | None:
+    """The token a request's Authorization header shows (Bearer, or Basic's password), as bytes."""
+    scheme, _, value = headers.get(b"authorization", b"").strip().partition(b" ")
+    if scheme.lower() == b"bearer":
+        return value.strip() or None
+    if scheme.lower() == b"basic":
+        try:
+            return base64.b64decode(value.strip(), validate=True).partition(b":")[2]
+        except binascii.Error:
+            return None
+    return None
+
+
+def page_cookie(headers: dict[bytes, bytes]) -> str | None:
+    """The value of the pages' cookie, if the request carries it."""
+    cookies = SimpleCookie()
+    try:
+        cookies.load(headers.get(b"cookie", b"").decode("latin-1"))
+    except CookieError:
+        return None
+    return cookies[COOKIE].value if COOKIE in cookies else None
+
+
+def _form_page(path: str, wrong: bool) -> bytes:
+    note = '<p class="wrong">That is not this server\'s token.</p>' if wrong else ""
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Fanshot: access token</title>
+<style>body{{font-family:system-ui,sans-serif;max-width:26em;margin:3em auto;padding:0 1em}}
+input{{font-size:1.1em;width:100%;box-sizing:border-box;margin:.4em 0;padding:.4em}}
+button{{font-size:1.1em;padding:.4em 1.2em}}.wrong{{color:#b00}}</style></head>
+<body><h1>Fanshot</h1><p>This server needs its access token (the one it was started with, FANSHOT_TOKEN).</p>{note}
+<form method="post" action="{html.escape(path)}"><label>Access token
+<input type="password" name="token" autocomplete="current-password" autofocus required></label>
+<button type="submit">Open</button></form></body></html>""".encode()
+
+
+class TokenMiddleware:
+    """Let through only requests that show `token` (module docstring); the rest get 401."""
+
+    def __init__(self, app: ASGIApp, token: str):
+        if not token:
+            raise ValueError("the access token is empty")
+        self.app = app
+        self.token = token.encode()
+        # the cookie holds a digest of the token, not the token: any token fits in a cookie
+        self.cookie = hashlib.sha256(b"fanshot page cookie\0" + self.token).hexdigest()
+
+    def _matches(self, offered: bytes | None) -> bool:
+        return offered is not None and hmac.compare_digest(offered, self.token)
+
+    def _allowed(self, headers: dict[bytes, bytes]) -> bool:
+        cookie = page_cookie(headers)
+        return self._matches(presented_token(headers)) or (
+            cookie is not None and hmac.compare_digest(cookie.encode(), self.cookie.encode()))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or path in OPEN_PATHS or path.startswith(OPEN_PREFIXES):
+            await self.app(scope, receive, send)
+            return
+        if self._allowed(_headers(scope)):
+            await self.app(scope, receive, send)
+            return
+        if path not in PAGES:
+            await _send(send, 401, json.dumps({"error": {"code": "unauthorized", "message": JSON_MESSAGE}}).encode(),
+                        b"application/json", [(b"www-authenticate", b'Bearer realm="fanshot"')])
+            return
+        offered = await _offered_to_page(scope, receive)
+        if self._matches(offered):
+            cookie = f"{COOKIE}={self.cookie}; Path=/; Max-Age={COOKIE_DAYS * 86400}; HttpOnly; SameSite=Strict"
+            await _send(send, 303, b"", b"text/plain", [(b"location", path.encode()), (b"set-cookie", cookie.encode())])
+            return
+        await _send(send, 401, _form_page(path, wrong=offered is not None), b"text/html; charset=utf-8")
+
+
+async def _offered_to_page(scope: Scope, receive: Receive) -> bytes | None:
+    """The token a page request offers: the form's field (POST) or `?token=` (a link)."""
+    if scope["method"] == "POST":
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if len(body) > FORM_LIMIT or not message.get("more_body"):
+                break
+        if len(body) > FORM_LIMIT:
+            return b""
+        fields = parse_qs(body.decode("latin-1"))
+    else:
+        fields = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    values = fields.get("token")
+    return values[0].encode() if values else None
+
+
+async def _send(send: Send, status: int, body: bytes, content_type: bytes,
+                headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    start: Message = {"type": "http.response.start", "status": status,
+                      "headers": [(b"content-type", content_type), (b"content-length", str(len(body)).encode()),
+                                  (b"cache-control", b"no-store"), *(headers or [])]}
+    await send(start)
+    await send({"type": "http.response.body", "body": body})
+
+
+def access_note(host: str, token: str) -> str | None:
+    """What `fanshot serve` / `fanshot label` say at start about who can use the service."""
+    if token:
+        return ("access token required (FANSHOT_TOKEN): a browser asks for it once; programs send "
+                "`Authorization: Bearer TOKEN`; Label Studio, Basic authentication with it as the password")
+    if host == "localhost" or host == "::1" or host.startswith("127."):
+        return None
+    return (f"warning: listening on {host} without an access token: anyone who can reach this address "
+            "can use the service; set FANSHOT_TOKEN to require one")

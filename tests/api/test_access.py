@@ -1,0 +1,110 @@
+"""FANSHOT_TOKEN: with a token set, only requests that show it reach the service (api/access.py)."""
+import base64
+
+import pytest
+
+from api.access import COOKIE, access_note
+
+TOKEN = "correct-horse-battery"
+
+
+@pytest.fixture
+def guarded(make_client):
+    return make_client(token=TOKEN)
+
+
+def bearer(token=TOKEN):
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_without_a_token_setting_nothing_is_asked(client):
+    assert client.get("/api/v1/rules").status_code == 200
+    assert client.get("/").status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/api/v1/rules", "/api/v1/images/abc.jpg", "/api/v1/label/images",
+                                  "/openapi.json", "/labelstudio/setup"])
+def test_a_request_without_the_token_is_a_json_401(guarded, path):
+    response = guarded.get(path)
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "unauthorized"
+    assert "Authorization: Bearer" in response.json()["error"]["message"]
+    assert response.headers["www-authenticate"].startswith("Bearer")
+
+
+def test_a_post_without_the_token_never_reaches_the_route(guarded):
+    response = guarded.post("/api/v1/score", json={"hand": "not even a hand"})
+    assert response.status_code == 401
+
+
+def test_the_bearer_token_lets_a_program_in(guarded):
+    assert guarded.get("/api/v1/rules", headers=bearer()).status_code == 200
+    assert guarded.get("/api/v1/rules", headers=bearer("correct-horse")).status_code == 401
+    assert guarded.get("/api/v1/rules", headers=bearer(TOKEN + "x")).status_code == 401
+
+
+def test_basic_authentication_with_the_token_as_password_lets_label_studio_in(guarded):
+    def basic(user_password: bytes):
+        return {"Authorization": "Basic " + base64.b64encode(user_password).decode()}
+
+    assert guarded.get("/api/v1/rules", headers=basic(b"labelstudio:" + TOKEN.encode())).status_code == 200
+    assert guarded.get("/api/v1/rules", headers=basic(TOKEN.encode() + b":")).status_code == 401
+    assert guarded.get("/api/v1/rules", headers={"Authorization": "Basic ***"}).status_code == 401
+
+
+@pytest.mark.parametrize("path", ["/api/v1/health", "/labelstudio/health", "/static/app.js", "/label/static/label.js"])
+def test_health_and_the_pages_assets_stay_open(guarded, path):
+    assert guarded.get(path).status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/", "/label", "/docs"])
+def test_a_page_without_the_token_asks_for_it(guarded, path):
+    response = guarded.get(path)
+    assert response.status_code == 401
+    assert response.headers["content-type"].startswith("text/html")
+    assert '<form method="post"' in response.text and 'name="token"' in response.text
+    assert "not this server" not in response.text
+
+
+def test_the_form_sets_a_cookie_that_opens_the_page_and_its_requests(guarded):
+    answer = guarded.post("/", data={"token": TOKEN}, follow_redirects=False)
+    assert answer.status_code == 303 and answer.headers["location"] == "/"
+    set_cookie = answer.headers["set-cookie"]
+    assert "HttpOnly" in set_cookie and "SameSite=Strict" in set_cookie
+    assert TOKEN not in set_cookie  # a digest of it
+    assert guarded.cookies.get(COOKIE)
+    assert guarded.get("/").status_code == 200
+    assert guarded.get("/api/v1/rules").status_code == 200
+    assert guarded.get("/api/v1/images/abc.jpg").status_code == 404  # past the guard, to the route
+
+
+def test_a_wrong_token_in_the_form_says_so_and_sets_nothing(guarded):
+    answer = guarded.post("/label", data={"token": "guess"}, follow_redirects=False)
+    assert answer.status_code == 401 and "not this server" in answer.text
+    assert "set-cookie" not in answer.headers
+    assert guarded.get("/api/v1/rules").status_code == 401
+
+
+def test_a_link_with_the_token_opens_the_page(guarded):
+    answer = guarded.get(f"/label?token={TOKEN}", follow_redirects=False)
+    assert answer.status_code == 303 and answer.headers["location"] == "/label"
+    assert guarded.get("/api/v1/rules").status_code == 200
+
+
+def test_a_forged_cookie_is_refused(guarded):
+    guarded.cookies.set(COOKIE, TOKEN)
+    assert guarded.get("/api/v1/rules").status_code == 401
+
+
+def test_a_token_with_characters_outside_ascii_works_in_every_way(make_client):
+    token = "麻将-token"
+    guarded = make_client(token=token)
+    assert guarded.get("/api/v1/rules", headers={"Authorization": b"Bearer " + token.encode()}).status_code == 200
+    assert guarded.post("/", data={"token": token}, follow_redirects=False).status_code == 303
+    assert guarded.get("/api/v1/rules").status_code == 200
+
+
+def test_the_start_message_names_the_token_or_warns_when_others_can_reach_the_service():
+    assert "access token required" in access_note("0.0.0.0", TOKEN)
+    assert "without an access token" in access_note("0.0.0.0", "")
+    assert access_note("127.0.0.1", "") is None and access_note("localhost", "") is None
