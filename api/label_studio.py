@@ -13,12 +13,15 @@ Task images are read from a `data:` URI, from the labelling folder (Label Studio
 local files `/data/local-files/?d=...`, or a path inside the folder), or fetched
 from Label Studio itself (`/data/upload/...`) at LABEL_STUDIO_URL with the token
 LABEL_STUDIO_API_KEY (the same variables as Label Studio's own ML backends). Absolute
-URLs on other hosts are fetched only from hosts named in FANSHOT_IMAGE_HOSTS.
+URLs on other hosts are fetched only from hosts named in FANSHOT_IMAGE_HOSTS, and redirects
+followed only to those hosts or to public addresses.
 """
 from __future__ import annotations
 
 import base64
+import ipaddress
 import os
+import socket
 import urllib.parse
 import urllib.request
 import xml.etree.ElementTree as ElementTree
@@ -133,10 +136,34 @@ def _origin(url: str) -> tuple[str, str]:
     return parts.scheme, parts.netloc.lower()
 
 
-class _TokenStaysHome(urllib.request.HTTPRedirectHandler):
-    """Follow redirects (Label Studio may send uploads on to cloud storage) without the token."""
+def public_address(host: str) -> bool:
+    """Whether every address `host` resolves to is a public one (not loopback, private,
+    link-local such as cloud metadata, or reserved)."""
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except (OSError, UnicodeError):
+        return False
+    return bool(infos) and all(ipaddress.ip_address(info[4][0].split("%")[0]).is_global for info in infos)
+
+
+class _Redirects(urllib.request.HTTPRedirectHandler):
+    """Follow redirects (Label Studio may send uploads on to cloud storage) without the token, and
+    only to a host Fanshot may fetch from (image_host_allowed) or a public address: a host named
+    in FANSHOT_IMAGE_HOSTS must not become a way into the server's own network."""
+
+    def __init__(self, trusted: str):
+        super().__init__()
+        self.trusted = trusted
 
     def redirect_request(self, req, fp, code, msg, headers, newurl):
+        if _origin(newurl) != _origin(req.full_url):
+            parts = urllib.parse.urlsplit(newurl)
+            if parts.scheme not in ("http", "https") or not (
+                    image_host_allowed(newurl, self.trusted) or public_address(parts.hostname or "")):
+                raise LabelError("image_host_not_allowed",
+                                 f"{req.host} redirected the image to {parts.scheme}://{parts.netloc}, which is not a "
+                                 f"public http(s) address: Fanshot follows it only when {IMAGE_HOSTS_VARIABLE} "
+                                 "names the host", 403)
         new = super().redirect_request(req, fp, code, msg, headers, newurl)
         if new is not None and _origin(newurl) != _origin(req.full_url):
             new.remove_header("Authorization")
@@ -168,7 +195,7 @@ def _fetch(url: str, base: str, token: str, trusted: str) -> bytes:
                          f"from elsewhere only when {IMAGE_HOSTS_VARIABLE} names the host", 403)
     send_token = bool(token) and bool(base) and _origin(full) == _origin(base)
     request = urllib.request.Request(full, headers={"Authorization": f"Token {token}"} if send_token else {})
-    opener = urllib.request.build_opener(_TokenStaysHome)
+    opener = urllib.request.build_opener(_Redirects(trusted))
     try:
         with opener.open(request, timeout=FETCH_TIMEOUT_S) as response:
             data = response.read(MAX_IMAGE_BYTES + 1)

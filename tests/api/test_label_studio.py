@@ -252,6 +252,34 @@ def test_the_token_goes_only_to_label_studio(client, label_studio_server, monkey
     assert _Uploads.seen_auth == ["Token secret-token", None]
 
 
+@pytest.mark.parametrize("named", [False, True])
+def test_a_redirect_into_the_private_network_is_followed_only_to_a_named_host(
+        client, label_studio_server, monkeypatch, named):
+    # Label Studio, or a host named in FANSHOT_IMAGE_HOSTS, sending the fetch on to an address
+    # inside the server's network (here loopback, by another name) is refused, unless named too
+    monkeypatch.setenv("LABEL_STUDIO_URL", label_studio_server)
+    elsewhere = label_studio_server.replace("127.0.0.1", "localhost").removeprefix("http://")
+    monkeypatch.setenv("FANSHOT_IMAGE_HOSTS", elsewhere if named else "example.org")
+    response = client.post("/labelstudio/predict",
+                           json=predict_request(f"/data/redirect-to/{elsewhere}/data/upload/1/42d46c4c-a.jpg"))
+    if named:
+        assert response.status_code == 200
+        assert len(_Uploads.seen_auth) == 2
+    else:
+        assert response.status_code == 403
+        error = response.json()["error"]
+        assert error["code"] == "image_host_not_allowed" and "redirected the image to http://localhost" in error["message"]
+        assert len(_Uploads.seen_auth) == 1  # the redirect was not followed
+
+
+def test_public_addresses_are_told_from_private_ones():
+    from api.label_studio import public_address
+
+    assert public_address("93.184.216.34") and public_address("2606:2800:220:1:248:1893:25c8:1946")
+    for private in ("127.0.0.1", "10.1.2.3", "192.168.1.20", "169.254.169.254", "::1", "fd00::1", "0.0.0.0", ""):
+        assert not public_address(private), private
+
+
 def test_setup_refuses_a_token_that_is_not_a_string(client):
     response = client.post("/labelstudio/setup", json={"project": "1.1", "access_token": 5})
     assert response.status_code == 422 and response.json()["error"]["code"] == "bad_setup"
