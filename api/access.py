@@ -33,6 +33,7 @@ OPEN_PATHS = {"/api/v1/health", "/labelstudio/health"}
 OPEN_PREFIXES = ("/static/", "/label/static/", "/static-offline-docs/")
 PAGES = {"/", "/label", "/docs", "/redoc"}
 FORM_LIMIT = 4096  # bytes of a posted token form
+SHORT_TOKEN = 16  # characters: a shorter token gets a warning at start
 JSON_MESSAGE = ("this server needs its access token: send the header `Authorization: Bearer TOKEN` "
                 "(a browser: open the page and enter it)")
 
@@ -112,6 +113,8 @@ class TokenMiddleware:
         offered = await _offered_to_page(scope, receive)
         if self._matches(offered):
             cookie = f"{COOKIE}={self.cookie}; Path=/; Max-Age={COOKIE_DAYS * 86400}; HttpOnly; SameSite=Strict"
+            if scope.get("scheme") == "https":  # behind a TLS proxy: never sent over plain http
+                cookie += "; Secure"
             await _send(send, 303, b"", b"text/plain", [(b"location", path.encode()), (b"set-cookie", cookie.encode())])
             return
         await _send(send, 401, _form_page(path, wrong=offered is not None), b"text/html; charset=utf-8")
@@ -147,8 +150,12 @@ async def _send(send: Send, status: int, body: bytes, content_type: bytes,
 def access_note(host: str, token: str) -> str | None:
     """What `fanshot serve` / `fanshot label` say at start about who can use the service."""
     if token:
-        return ("access token required (FANSHOT_TOKEN): a browser asks for it once; programs send "
+        note = ("access token required (FANSHOT_TOKEN): a browser asks for it once; programs send "
                 "`Authorization: Bearer TOKEN`; Label Studio, Basic authentication with it as the password")
+        if len(token) < SHORT_TOKEN:
+            note += (f". warning: the token has {len(token)} characters; nothing limits how many a caller may "
+                     f"try: use {SHORT_TOKEN} or more")
+        return note
     if host == "localhost" or host == "::1" or host.startswith("127."):
         return None
     return (f"warning: listening on {host} without an access token: anyone who can reach this address "

@@ -78,6 +78,15 @@ def test_the_form_sets_a_cookie_that_opens_the_page_and_its_requests(guarded):
     assert guarded.get("/api/v1/images/abc.jpg").status_code == 404  # past the guard, to the route
 
 
+def test_the_cookie_is_secure_behind_https(make_client):
+    from fastapi.testclient import TestClient
+
+    guarded = make_client(token=TOKEN)
+    secure = TestClient(guarded.app, base_url="https://fanshot.example")
+    assert "; Secure" in secure.post("/", data={"token": TOKEN}, follow_redirects=False).headers["set-cookie"]
+    assert "Secure" not in guarded.post("/", data={"token": TOKEN}, follow_redirects=False).headers["set-cookie"]
+
+
 def test_a_wrong_token_in_the_form_says_so_and_sets_nothing(guarded):
     answer = guarded.post("/label", data={"token": "guess"}, follow_redirects=False)
     assert answer.status_code == 401 and "not this server" in answer.text
@@ -105,6 +114,7 @@ def test_a_token_with_characters_outside_ascii_works_in_every_way(make_client):
 
 
 def test_the_start_message_names_the_token_or_warns_when_others_can_reach_the_service():
-    assert "access token required" in access_note("0.0.0.0", TOKEN)
+    assert "access token required" in access_note("0.0.0.0", TOKEN) and "warning" not in access_note("0.0.0.0", TOKEN)
+    assert "the token has 6 characters" in access_note("0.0.0.0", "123456")
     assert "without an access token" in access_note("0.0.0.0", "")
     assert access_note("127.0.0.1", "") is None and access_note("localhost", "") is None
