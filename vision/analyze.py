@@ -36,6 +36,8 @@ RESULT_KEYS = ("tiles", "hand", "score", "warnings", "warning_details", "alterna
 # first LOOK_AGAIN of them (the last is common: 16% of scenes) and ranks two readings by all.
 DOUBTS = ("no_winning_hand", "unusual_layout", "low_confidence")
 LOOK_AGAIN = 2
+# read_hand's other looks at a photo in doubt, in turn (the detector's detect_with_weak options)
+LOOKS = ({"closer": True}, {"upside_down": True})
 
 
 class Detector(Protocol):
@@ -51,16 +53,16 @@ def normalize_context(context: dict | None, rules: str = "mcr") -> dict:
     return validate_context(context, get_ruleset(rules).context_keys)
 
 
-def detect_hand(detector: Detector, rgb: np.ndarray, closer: bool = False) -> list[dict]:
+def detect_hand(detector: Detector, rgb: np.ndarray, **look) -> list[dict]:
     """The detector's tiles of a photo of one player's hand, read as one tile set can hold
     them (vision.one_set: at most four of a tile, one of each flower). When the detector has
     `detect_with_weak`, its weak boxes (finder score from WEAK_FLOOR up to its threshold) follow,
     marked `"weak": True`: not tiles of the reading, only offered to the reading repair of a
-    hand one tile short (analyze_detections). `closer`: the detector's closer look
-    (`detect_with_weak(..., closer=True)`, read_hand's second look)."""
+    hand one tile short (analyze_detections). `look`: one of read_hand's other looks at a photo
+    in doubt (LOOKS: `closer=True` or `upside_down=True`), passed to `detect_with_weak`."""
     if not hasattr(detector, "detect_with_weak"):
         return assign_one_set(detector.detect(rgb))
-    detections, weak = detector.detect_with_weak(rgb, WEAK_FLOOR, closer=closer)
+    detections, weak = detector.detect_with_weak(rgb, WEAK_FLOOR, **look)
     return assign_one_set(detections) + [dict(d, weak=True) for d in weak]
 
 
@@ -76,25 +78,39 @@ def read_hand(
 ) -> tuple[list[dict], dict]:
     """A photo's detections (detect_hand) and their analysis (analyze_detections). A reading in
     doubt (no winning hand, or an unusual layout: DOUBTS[:LOOK_AGAIN]) is read again with the
-    detector's closer look when it has one (the finder's zoomed look at the hand even where it
-    shows the tiles hardly larger, which the first look skips to save time; its boxes fit a tile
-    turned sideways better), and the second reading is kept when it is less in doubt (`doubts`
-    compares smaller: a hand that wins, then no unusual layout, then no unsure tile).
-    Chosen on 1200 scenes of seeds 960000-980000 and 900000: 133 photos looked at again, totals
-    right 1133 -> 1136 (every photo looked at closer: 1137, at a quarter more CPU per photo).
-    A photo whose first look already saw the tiles as close as the closer look would (the
-    detector's `looks_closer` says no) is not read again: 31 of 35 second looks of seed 960000's
-    first 300 scenes read the same boxes again."""
+    detector's other LOOKS, in turn, while it stays in doubt; a look's reading is kept when it is
+    less in doubt (`doubts` compares smaller: a hand that wins, then no unusual layout, then no
+    unsure tile).
+    - The closer look: the finder's zoomed look at the hand even where it shows the tiles
+      hardly larger, which the first look skips to save time (its boxes fit a tile turned sideways
+      better). Chosen on 1200 scenes of seeds 960000-980000 and 900000: 133 photos looked at
+      again, totals right 1133 -> 1136 (every photo looked at closer: 1137, at a quarter more CPU
+      per photo). Skipped when the first look already saw the tiles as close as it would (the
+      detector's `looks_closer` says no: 31 of 35 such second looks of seed 960000's first 300
+      scenes read the same boxes again).
+    - The upside-down look: the finder at the photo turned half a turn. A hand photographed from
+      across the table lies upside down, and the finder, trained on hands the right way up, misses
+      some of its tiles (backs most). `fanshot analyze-eval --n 300` on seeds 900000, 960000,
+      970000 and 980000, totals right without it / with it: photos turned 180° 1107 -> 1132 of
+      1200, upright 1136 -> 1143 (a doubtful upright photo, too, is sometimes read better so);
+      seed 900000 turned 90° / 270° 274 -> 278 / 277 -> 280. No seed or turn lost a total; the
+      reading CPU per photo stayed within noise (seed 960000: 77 -> 75 ms).
+    """
     size = (rgb.shape[1], rgb.shape[0])
     detections = detect_hand(detector, rgb)
     analysis = analyze_detections(detections, size, context, rules, repair_reading=repair_reading)
-    if not any(doubts(analysis)[:LOOK_AGAIN]) or not hasattr(detector, "detect_with_weak"):
+    if not hasattr(detector, "detect_with_weak"):
         return detections, analysis
-    if not getattr(detector, "looks_closer", lambda _: True)(rgb):  # the same look again: no use
-        return detections, analysis
-    closer = detect_hand(detector, rgb, closer=True)
-    second = analyze_detections(closer, size, context, rules, repair_reading=repair_reading)
-    return (closer, second) if doubts(second) < doubts(analysis) else (detections, analysis)
+    for look in LOOKS:
+        if not any(doubts(analysis)[:LOOK_AGAIN]):
+            break
+        if look.get("closer") and not getattr(detector, "looks_closer", lambda _: True)(rgb):
+            continue  # the same look again: no use
+        again = detect_hand(detector, rgb, **look)
+        second = analyze_detections(again, size, context, rules, repair_reading=repair_reading)
+        if doubts(second) < doubts(analysis):
+            detections, analysis = again, second
+    return detections, analysis
 
 
 def analyze_detections(

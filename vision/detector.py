@@ -262,6 +262,13 @@ def unturn(boxes: np.ndarray, height: int) -> np.ndarray:
     return np.stack([boxes[:, 1], height - boxes[:, 2], boxes[:, 3], height - boxes[:, 0]], axis=1)
 
 
+def half_turn(boxes: np.ndarray, width: int, height: int) -> np.ndarray:
+    """Boxes (xyxy) found in an image turned half a turn (`image[::-1, ::-1]`), in pixels of the
+    image as it was, `width` x `height` (the same map both ways)."""
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    return np.stack([width - boxes[:, 2], height - boxes[:, 3], width - boxes[:, 0], height - boxes[:, 1]], axis=1)
+
+
 def photo_windows(width: int, height: int, grid: tuple[int, int], overlap: float) -> list[tuple[int, int, int, int]]:
     """Overlapping windows (x1, y1, x2, y2) covering a width x height photo: `grid` = (windows along
     the long side, along the short side), neighbours sharing `overlap` of a window's size. A photo
@@ -504,7 +511,7 @@ class Detector:
         ]
 
     def _find_tiles(
-        self, rgb: np.ndarray, floor: float | None, closer: bool = False
+        self, rgb: np.ndarray, floor: float | None, closer: bool = False, upside_down: bool = False
     ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray] | None]:
         """Stage 1: the tile boxes (xyxy in pixels of `rgb`) and finder scores at or above the
         threshold, and (when `floor` is given) those of the same view scoring from `floor` up to
@@ -528,8 +535,15 @@ class Detector:
         views (`_glance`); the mirror image is looked at only for the orientation read. At most
         2 + 1 + 2 x 6 windows + 2 = 17 finder runs with the mirror view; 2 for a photo that shows a
         whole hand across at a size the finder sees, 3 for one running down (5 when the turned
-        photo is zoomed on).
+        photo is zoomed on). With `upside_down` all of this is done on the photo turned half a
+        turn (a hand photographed from across the table: the finder, trained on hands the right
+        way up, misses some of its tiles, backs most), and the boxes are turned back.
         """
+        if upside_down:
+            height, width = rgb.shape[:2]
+            (boxes, scores), weak = self._find_tiles(np.ascontiguousarray(rgb[::-1, ::-1]), floor, closer)
+            return (half_turn(boxes, width, height), scores), (
+                None if weak is None else (half_turn(weak[0], width, height), weak[1]))
         confs = (self.finder_conf,) if floor is None else (self.finder_conf, min(floor, self.finder_conf))
         seen, scale, glance = self._glance(rgb, confs)
         if self.turn_rows and runs_down(seen[0][0]):
@@ -632,14 +646,17 @@ class Detector:
             return True
         return photo.closer_differs
 
-    def detect_with_weak(self, rgb: np.ndarray, floor: float, closer: bool = False) -> tuple[list[dict], list[dict]]:
+    def detect_with_weak(
+        self, rgb: np.ndarray, floor: float, closer: bool = False, upside_down: bool = False
+    ) -> tuple[list[dict], list[dict]]:
         """`detect`'s tiles, and the *weak* ones: boxes the finder scored from `floor` up to its
         threshold, named like the others (same dicts), left out of the tiles. A weak box that is
         the same tile as a kept one or a better weak one (suppress_duplicates' rule) is left out.
         One finder and classifier pass for both (vision.reading_repair may add a weak tile to a
         hand one tile short). `closer`: the finder's zoomed look at the tiles' region even when it
-        shows them hardly larger (`_find_tiles`; vision.analyze.read_hand's second look)."""
-        return self._detect(rgb, floor, closer)
+        shows them hardly larger; `upside_down`: the finder looks at the photo turned half a turn
+        (`_find_tiles`; both are vision.analyze.read_hand's looks at a photo read in doubt)."""
+        return self._detect(rgb, floor, closer, upside_down)
 
     def _crop_source(self, rgb: np.ndarray, tiles: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The image the classifier cuts its crops from, and `boxes` in its pixels: `rgb`, unless
@@ -658,10 +675,12 @@ class Detector:
         sx, sy = sharper.shape[1] / rgb.shape[1], sharper.shape[0] / rgb.shape[0]
         return sharper, boxes * np.array([sx, sy, sx, sy], np.float32)
 
-    def _detect(self, rgb: np.ndarray, floor: float | None, closer: bool = False) -> tuple[list[dict], list[dict]]:
+    def _detect(
+        self, rgb: np.ndarray, floor: float | None, closer: bool = False, upside_down: bool = False
+    ) -> tuple[list[dict], list[dict]]:
         if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
             raise ValueError("detect() expects an RGB uint8 array of shape (H, W, 3)")
-        (boxes, find_scores), weak = self._find_tiles(rgb, floor, closer)
+        (boxes, find_scores), weak = self._find_tiles(rgb, floor, closer, upside_down)
         weak_boxes, weak_find = weak if weak is not None else (np.zeros((0, 4), np.float32), np.zeros(0, np.float32))
         all_boxes = np.concatenate([boxes.reshape(-1, 4), weak_boxes.reshape(-1, 4)])
         all_find = np.concatenate([find_scores, weak_find])

@@ -29,8 +29,8 @@ class Recording:
         self._note(rgb, found)
         return found
 
-    def detect_with_weak(self, rgb, floor, closer=False):
-        found, weak = self.real.detect_with_weak(rgb, floor, closer)
+    def detect_with_weak(self, rgb, floor, **look):
+        found, weak = self.real.detect_with_weak(rgb, floor, **look)
         self._note(rgb, found)
         return found, weak
 

@@ -5,7 +5,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.detector import DEFAULT_MODEL_DIR, Detector, main_cluster, merge_windows, photo_windows, runs_down, unturn
+from vision.detector import (DEFAULT_MODEL_DIR, Detector, half_turn, main_cluster, merge_windows, photo_windows, runs_down,
+                             unturn)
 
 
 class _SmallBlindFinder:
@@ -16,6 +17,7 @@ class _SmallBlindFinder:
         self.min_side = min_side
         self.runs = 0
         self.across: list[bool] = []  # each run: whether what it found spread more across than down
+        self.heights: list[float] = []  # each run: how far down its input what it found lies (0 top, 1 bottom)
 
     def run(self, _outputs, feed):
         self.runs += 1
@@ -27,6 +29,7 @@ class _SmallBlindFinder:
             if max(w, h) >= self.min_side:
                 rows.append([x + w / 2, y + h / 2, w, h, 0.9])
         self.across.append(bool(len(rows) > 1 and np.std([r[0] for r in rows]) > np.std([r[1] for r in rows])))
+        self.heights.append(float(np.mean([r[1] for r in rows]) / blob.shape[1]) if rows else -1.0)
         head = np.asarray(rows, np.float32).reshape(-1, 5).T
         return [head[None]]
 
@@ -209,6 +212,27 @@ def test_boxes_found_in_a_turned_image_map_back_onto_it():
     ys, xs = np.nonzero(turned)
     found = np.array([[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]], np.float32)
     assert unturn(found, image.shape[0]).tolist() == [[70, 10, 90, 25]]
+
+
+def test_boxes_found_in_an_image_turned_half_a_turn_map_back_onto_it():
+    image = np.zeros((60, 100), np.uint8)
+    image[10:25, 70:90] = 1
+    turned = image[::-1, ::-1]
+    ys, xs = np.nonzero(turned)
+    found = np.array([[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]], np.float32)
+    assert half_turn(found, 100, 60).tolist() == [[70, 10, 90, 25]]
+
+
+def test_the_upside_down_look_finds_the_tiles_in_the_turned_photo_and_gives_them_back_in_the_photos_pixels(detector):
+    tiles = [(100 + 110 * i, 100, 200 + 110 * i, 230) for i in range(6)]  # a row in the photo's top half
+    photo = _column(np.zeros((750, 1000, 3), np.uint8), tiles)
+    (boxes, _), _ = detector._find_tiles(photo, None, upside_down=True)
+    assert min(detector._finder.heights) > 0.5  # the finder saw the row in the bottom half: the photo turned
+    np.testing.assert_allclose(sorted(boxes.tolist()), tiles, atol=3)
+    detector._finder.heights = []
+    (boxes, _), _ = detector._find_tiles(photo, None)
+    assert max(detector._finder.heights) < 0.5
+    np.testing.assert_allclose(sorted(boxes.tolist()), tiles, atol=3)
 
 
 @pytest.mark.parametrize("degrees, down", [(0, False), (30, False), (60, True), (90, True), (120, True), (160, False)])

@@ -19,7 +19,7 @@ def _detector(boxes, weak_boxes, readings):
     detector.not_a_tile_above = 0.5
     kept = (np.asarray(boxes, np.float32).reshape(-1, 4), np.full(len(boxes), 0.9, np.float32))
     faint = (np.asarray(weak_boxes, np.float32).reshape(-1, 4), np.full(len(weak_boxes), 0.3, np.float32))
-    detector._find_tiles = lambda rgb, floor, closer=False: (kept, faint if floor is not None else None)
+    detector._find_tiles = lambda rgb, floor, *look: (kept, faint if floor is not None else None)
 
     def classify(rgb, all_boxes):
         probs = np.full((len(all_boxes), NOT_A_TILE + 1), 0.02 / NOT_A_TILE, np.float32)

@@ -1,5 +1,6 @@
-"""A reading in doubt (no winning hand, an unusual layout) gets a second, closer look
-(vision.analyze.read_hand; the detector's `closer` look, vision.detector.Detector._find_tiles)."""
+"""A reading in doubt (no winning hand, an unusual layout) gets other looks, in turn: closer,
+then upside down (vision.analyze.read_hand; the detector's `closer` and `upside_down` looks,
+vision.detector.Detector._find_tiles)."""
 from __future__ import annotations
 
 import numpy as np
@@ -15,14 +16,18 @@ PHOTO = np.zeros((SIZE[1], SIZE[0], 3), np.uint8)
 
 
 class TwoLooks:
-    """A detector whose closer look finds `closer` where its first look found `first`."""
+    """A detector whose closer look finds `closer` and whose upside-down look finds `upside_down`
+    (default: what the first look found) where its first look found `first`; `looks` lists the
+    looks taken."""
 
-    def __init__(self, first, closer):
-        self.first, self.closer, self.looks = first, closer, []
+    def __init__(self, first, closer, upside_down=None):
+        self.found = {"first": first, "closer": closer, "upside_down": first if upside_down is None else upside_down}
+        self.looks = []
 
-    def detect_with_weak(self, rgb, floor, closer=False):
-        self.looks.append(closer)
-        return [dict(d) for d in (self.closer if closer else self.first)], []
+    def detect_with_weak(self, rgb, floor, closer=False, upside_down=False):
+        look = "closer" if closer else "upside_down" if upside_down else "first"
+        self.looks.append(look)
+        return [dict(d) for d in self.found[look]], []
 
 
 def no_hand():
@@ -33,7 +38,7 @@ def no_hand():
 def test_a_reading_that_makes_no_hand_is_read_again_closer_and_the_winning_reading_kept():
     detector = TwoLooks(no_hand(), detections())
     found, analysis = read_hand(detector, PHOTO)
-    assert detector.looks == [False, True]
+    assert detector.looks == ["first", "closer"]
     assert analysis["score"]["total"] == true_total()
     assert [d["tile"] for d in found] == [d["tile"] for d in detections()]
 
@@ -41,30 +46,38 @@ def test_a_reading_that_makes_no_hand_is_read_again_closer_and_the_winning_readi
 def test_a_reading_in_no_doubt_is_read_once():
     detector = TwoLooks(detections(), no_hand())
     _, analysis = read_hand(detector, PHOTO)
-    assert detector.looks == [False]
+    assert detector.looks == ["first"]
     assert analysis["score"]["total"] == true_total()
 
 
-def test_the_first_reading_stays_when_the_closer_look_is_no_better():
+def test_the_first_reading_stays_when_no_other_look_is_better():
     detector = TwoLooks(no_hand(), no_hand())
     found, analysis = read_hand(detector, PHOTO)
-    assert detector.looks == [False, True]
+    assert detector.looks == ["first", "closer", "upside_down"]
     assert analysis["score"] is None and analysis["error"] is not None
     assert doubts(analysis)[0]
 
 
-def test_a_doubtful_reading_is_not_read_again_when_a_closer_look_would_be_the_same():
+def test_a_doubtful_reading_is_not_read_closer_when_a_closer_look_would_be_the_same():
     detector = TwoLooks(no_hand(), detections())
     detector.looks_closer = lambda rgb: False  # the first look already saw the tiles as close as it can
     _, analysis = read_hand(detector, PHOTO)
-    assert detector.looks == [False]
+    assert detector.looks == ["first", "upside_down"]
     assert analysis["score"] is None
+
+
+def test_a_reading_still_in_doubt_is_read_upside_down_and_the_winning_reading_kept():
+    detector = TwoLooks(no_hand(), no_hand(), upside_down=detections())
+    found, analysis = read_hand(detector, PHOTO)
+    assert detector.looks == ["first", "closer", "upside_down"]
+    assert analysis["score"]["total"] == true_total()
+    assert [d["tile"] for d in found] == [d["tile"] for d in detections()]
 
 
 def test_analyze_image_looks_again_at_a_doubtful_photo():
     detector = TwoLooks(no_hand(), detections())
     assert analyze_image(png_bytes(), detector=detector)["score"]["total"] == true_total()
-    assert detector.looks == [False, True]
+    assert detector.looks == ["first", "closer"]
 
 
 def test_the_shipped_model_reads_a_meld_right_on_the_second_look():
@@ -83,3 +96,23 @@ def test_the_shipped_model_reads_a_meld_right_on_the_second_look():
     assert first["score"]["total"] != record["score"]["total"] and doubts(first)[1]
     _, analysis = read_hand(detector, image, context)
     assert analysis["score"]["total"] == record["score"]["total"] == 73
+
+
+def test_the_shipped_model_reads_a_hand_photographed_from_across_the_table():
+    """Scene 273 of seed 960000 turned half a turn (the photo taken from across the table): the
+    finder, trained on hands the right way up, misses two of its backs, and the
+    closer look misses them too (no winning hand); the upside-down look finds them (the true 22)."""
+    from datasets.synth.generate import make_example
+    from vision.analyze import analyze_detections, detect_hand
+    from vision.analyze_eval import turn_scene
+    from vision.detector import get_detector
+
+    example = make_example(960000, 273, [1280])
+    record = example["record"]
+    image, _ = turn_scene(example["image"], record["boxes"], 180)
+    context, size = record["hand"]["context"], (image.shape[1], image.shape[0])
+    detector = get_detector()
+    for look in ({}, {"closer": True}):
+        assert analyze_detections(detect_hand(detector, image, **look), size, context)["score"] is None
+    _, analysis = read_hand(detector, image, context)
+    assert analysis["score"]["total"] == record["score"]["total"] == 22

@@ -40,7 +40,7 @@ def detector(monkeypatch):
     found.finder_runs, found.classified = 0, []
     found.tiles = found.weak = np.zeros((0, 4), np.float32)  # photo pixels, set by each test
 
-    def find_tiles(rgb, floor, closer=False):  # the photo's boxes in pixels of the image it is shown
+    def find_tiles(rgb, floor, closer=False, upside_down=False):  # the photo's boxes in pixels of the image it is shown
         found.finder_runs += 1
         scale = rgb.shape[1] / PHOTO_W
         tiles, weak = found.tiles * scale, found.weak * scale

@@ -118,7 +118,7 @@ class WithWeak(StandIn):
         self.weak_boxes = weak_boxes
         self.floor = None
 
-    def detect_with_weak(self, rgb, floor, closer=False):
+    def detect_with_weak(self, rgb, floor, closer=False, upside_down=False):
         self.floor = floor
         return [dict(d) for d in self.detections], [dict(d) for d in self.weak_boxes]
 
@@ -152,7 +152,7 @@ def _fake_detector(boxes, find_scores, weak_boxes, weak_scores, tiles):
     detector.not_a_tile_above = None  # a classifier of the 43 classes only
     kept = (np.asarray(boxes, np.float32).reshape(-1, 4), np.asarray(find_scores, np.float32))
     faint = (np.asarray(weak_boxes, np.float32).reshape(-1, 4), np.asarray(weak_scores, np.float32))
-    detector._find_tiles = lambda rgb, floor, closer=False: (kept, faint if floor is not None else None)
+    detector._find_tiles = lambda rgb, floor, *look: (kept, faint if floor is not None else None)
 
     def classify(rgb, all_boxes):
         detector.classified.append(len(all_boxes))
@@ -217,7 +217,7 @@ class MissesOneTile:
     def detect(self, rgb):
         return copy.deepcopy(self.dets)
 
-    def detect_with_weak(self, rgb, floor, closer=False):
+    def detect_with_weak(self, rgb, floor, closer=False, upside_down=False):
         tile = self.missed["tile"]
         return copy.deepcopy(self.dets), [dict(self.missed, score=0.3, candidates=[[tile, 0.3]])]
 
