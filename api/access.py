@@ -21,11 +21,10 @@ import binascii
 import hashlib
 import hmac
 import html
-import json
 from http.cookies import CookieError, SimpleCookie
 from urllib.parse import parse_qs
 
-from .middleware import ASGIApp, Message, Receive, Scope, Send
+from .middleware import ASGIApp, Receive, Scope, Send, error_body, response_messages
 
 COOKIE = "fanshot_token"
 COOKIE_DAYS = 30
@@ -107,8 +106,8 @@ class TokenMiddleware:
             await self.app(scope, receive, send)
             return
         if path not in PAGES:
-            await _send(send, 401, json.dumps({"error": {"code": "unauthorized", "message": JSON_MESSAGE}}).encode(),
-                        b"application/json", [(b"www-authenticate", b'Bearer realm="fanshot"')])
+            await _send(send, 401, error_body("unauthorized", JSON_MESSAGE), b"application/json",
+                        [(b"www-authenticate", b'Bearer realm="fanshot"')])
             return
         offered = await _offered_to_page(scope, receive)
         if self._matches(offered):
@@ -140,11 +139,8 @@ async def _offered_to_page(scope: Scope, receive: Receive) -> bytes | None:
 
 async def _send(send: Send, status: int, body: bytes, content_type: bytes,
                 headers: list[tuple[bytes, bytes]] | None = None) -> None:
-    start: Message = {"type": "http.response.start", "status": status,
-                      "headers": [(b"content-type", content_type), (b"content-length", str(len(body)).encode()),
-                                  (b"cache-control", b"no-store"), *(headers or [])]}
-    await send(start)
-    await send({"type": "http.response.body", "body": body})
+    for message in response_messages(status, body, content_type, [(b"cache-control", b"no-store"), *(headers or [])]):
+        await send(message)
 
 
 def access_note(host: str, token: str) -> str | None:

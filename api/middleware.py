@@ -19,12 +19,22 @@ class _BodyTooLarge(Exception):
     pass
 
 
-def _too_large_messages(code: str, message: str) -> tuple[Message, Message]:
-    body = json.dumps({"error": {"code": code, "message": message}}).encode()
-    start = {"type": "http.response.start", "status": 413,
-             "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                         (b"connection", b"close")]}
+def response_messages(status: int, body: bytes, content_type: bytes = b"application/json",
+                      headers: list[tuple[bytes, bytes]] | None = None) -> tuple[Message, Message]:
+    """The two ASGI messages of a whole response a middleware answers itself."""
+    start = {"type": "http.response.start", "status": status,
+             "headers": [(b"content-type", content_type), (b"content-length", str(len(body)).encode()),
+                         *(headers or [])]}
     return start, {"type": "http.response.body", "body": body}
+
+
+def error_body(code: str, message: str) -> bytes:
+    """The JSON body of every error (api/errors.py's shape)."""
+    return json.dumps({"error": {"code": code, "message": message}}).encode()
+
+
+def _too_large_messages(code: str, message: str) -> tuple[Message, Message]:
+    return response_messages(413, error_body(code, message), headers=[(b"connection", b"close")])
 
 
 class BodyLimitMiddleware:
