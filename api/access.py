@@ -13,6 +13,12 @@ check and the pages' assets must show it:
 
 Without the token a page answers 401 with the form, anything else 401 with the JSON error body
 of every error (code `unauthorized`). Tokens are compared in constant time.
+
+Guessing is slowed down: an address that offered `MAX_WRONG` wrong tokens within `WRONG_WINDOW`
+seconds is answered 429 (`too_many_tries`, with Retry-After) until that window ends, whatever
+token it offers then; a browser already holding the cookie is let through all the same (the
+cookie is a 256-bit digest, not worth guessing). The address is uvicorn's: behind a reverse
+proxy on another machine every caller has the proxy's, unless FORWARDED_ALLOW_IPS names it.
 """
 from __future__ import annotations
 
@@ -21,6 +27,7 @@ import binascii
 import hashlib
 import hmac
 import html
+import time
 from http.cookies import CookieError, SimpleCookie
 from urllib.parse import parse_qs
 
@@ -33,6 +40,9 @@ OPEN_PREFIXES = ("/static/", "/label/static/", "/static-offline-docs/")
 PAGES = {"/", "/label", "/docs", "/redoc"}
 FORM_LIMIT = 4096  # bytes of a posted token form
 SHORT_TOKEN = 16  # characters: a shorter token gets a warning at start
+MAX_WRONG = 10  # wrong tokens one address may offer ...
+WRONG_WINDOW = 300.0  # ... in this many seconds; then it waits until the window ends
+MAX_ADDRESSES = 4096  # addresses whose wrong tries are remembered
 JSON_MESSAGE = ("this server needs its access token: send the header `Authorization: Bearer TOKEN` "
                 "(a browser: open the page and enter it)")
 
@@ -64,8 +74,46 @@ def page_cookie(headers: dict[bytes, bytes]) -> str | None:
     return cookies[COOKIE].value if COOKIE in cookies else None
 
 
-def _form_page(path: str, wrong: bool) -> bytes:
+def _minutes(seconds: float) -> str:
+    minutes = max(1, round(seconds / 60))
+    return f"{minutes} minute{'s' if minutes > 1 else ''}"
+
+
+class WrongTries:
+    """How many wrong tokens each client address offered in its current window."""
+
+    def __init__(self, limit: int = MAX_WRONG, window: float = WRONG_WINDOW,
+                 max_addresses: int = MAX_ADDRESSES, clock=time.monotonic):
+        self.limit, self.window, self.max_addresses, self.clock = limit, window, max_addresses, clock
+        self._tries: dict[str, tuple[float, int]] = {}  # address -> (window start, wrong tries)
+
+    def wait(self, address: str) -> float:
+        """Seconds `address` must wait before its tokens are looked at again; 0 when they are now."""
+        start, count = self._tries.get(address, (0.0, 0))
+        left = start + self.window - self.clock()
+        return left if count >= self.limit and left > 0 else 0.0
+
+    def add(self, address: str) -> None:
+        now = self.clock()
+        start, count = self._tries.get(address, (now, 0))
+        if now - start >= self.window:
+            start, count = now, 0
+        if address not in self._tries and len(self._tries) >= self.max_addresses:
+            self._forget(now)
+        self._tries[address] = (start, count + 1)
+
+    def _forget(self, now: float) -> None:
+        """Drop the addresses whose window has ended, else the one remembered longest."""
+        for address in [a for a, (start, _) in self._tries.items() if now - start >= self.window]:
+            del self._tries[address]
+        if len(self._tries) >= self.max_addresses:
+            del self._tries[next(iter(self._tries))]
+
+
+def _form_page(path: str, wrong: bool, wait: float = 0.0) -> bytes:
     note = '<p class="wrong">That is not this server\'s token.</p>' if wrong else ""
+    if wait:
+        note = f'<p class="wrong">Too many wrong tokens from this address: try again in {_minutes(wait)}.</p>'
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Fanshot: access token</title>
@@ -81,10 +129,11 @@ button{{font-size:1.1em;padding:.4em 1.2em}}.wrong{{color:#b00}}</style></head>
 class TokenMiddleware:
     """Let through only requests that show `token` (module docstring); the rest get 401."""
 
-    def __init__(self, app: ASGIApp, token: str):
+    def __init__(self, app: ASGIApp, token: str, wrong_tries: WrongTries | None = None):
         if not token:
             raise ValueError("the access token is empty")
         self.app = app
+        self.wrong_tries = wrong_tries or WrongTries()
         self.token = token.encode()
         # the cookie holds a digest of the token, not the token: any token fits in a cookie
         self.cookie = hashlib.sha256(b"fanshot page cookie\0" + self.token).hexdigest()
@@ -92,19 +141,30 @@ class TokenMiddleware:
     def _matches(self, offered: bytes | None) -> bool:
         return offered is not None and hmac.compare_digest(offered, self.token)
 
-    def _allowed(self, headers: dict[bytes, bytes]) -> bool:
+    def _has_cookie(self, headers: dict[bytes, bytes]) -> bool:
         cookie = page_cookie(headers)
-        return self._matches(presented_token(headers)) or (
-            cookie is not None and hmac.compare_digest(cookie.encode(), self.cookie.encode()))
+        return cookie is not None and hmac.compare_digest(cookie.encode(), self.cookie.encode())
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
         if scope["type"] != "http" or path in OPEN_PATHS or path.startswith(OPEN_PREFIXES):
             await self.app(scope, receive, send)
             return
-        if self._allowed(_headers(scope)):
+        headers = _headers(scope)
+        if self._has_cookie(headers):
             await self.app(scope, receive, send)
             return
+        address = (scope.get("client") or ("unknown",))[0]
+        wait = self.wrong_tries.wait(address)
+        if wait:
+            await self._refuse_for(send, path, wait)
+            return
+        shown = presented_token(headers)
+        if self._matches(shown):
+            await self.app(scope, receive, send)
+            return
+        if shown is not None or headers.get(b"authorization"):
+            self.wrong_tries.add(address)
         if path not in PAGES:
             await _send(send, 401, error_body("unauthorized", JSON_MESSAGE), b"application/json",
                         [(b"www-authenticate", b'Bearer realm="fanshot"')])
@@ -116,7 +176,17 @@ class TokenMiddleware:
                 cookie += "; Secure"
             await _send(send, 303, b"", b"text/plain", [(b"location", path.encode()), (b"set-cookie", cookie.encode())])
             return
+        if offered is not None:
+            self.wrong_tries.add(address)
         await _send(send, 401, _form_page(path, wrong=offered is not None), b"text/html; charset=utf-8")
+
+    async def _refuse_for(self, send: Send, path: str, wait: float) -> None:
+        retry = [(b"retry-after", str(int(wait) + 1).encode())]
+        if path in PAGES:
+            await _send(send, 429, _form_page(path, wrong=False, wait=wait), b"text/html; charset=utf-8", retry)
+        else:
+            message = f"too many wrong access tokens from this address: try again in {_minutes(wait)}"
+            await _send(send, 429, error_body("too_many_tries", message), b"application/json", retry)
 
 
 async def _offered_to_page(scope: Scope, receive: Receive) -> bytes | None:
@@ -149,8 +219,8 @@ def access_note(host: str, token: str) -> str | None:
         note = ("access token required (FANSHOT_TOKEN): a browser asks for it once; programs send "
                 "`Authorization: Bearer TOKEN`; Label Studio, Basic authentication with it as the password")
         if len(token) < SHORT_TOKEN:
-            note += (f". warning: the token has {len(token)} characters; nothing limits how many a caller may "
-                     f"try: use {SHORT_TOKEN} or more")
+            note += (f". warning: the token has {len(token)} characters, few enough to guess at "
+                     f"{MAX_WRONG} tries per address every {WRONG_WINDOW / 60:g} minutes: use {SHORT_TOKEN} or more")
         return note
     if host == "localhost" or host == "::1" or host.startswith("127."):
         return None

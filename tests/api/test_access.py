@@ -3,7 +3,7 @@ import base64
 
 import pytest
 
-from api.access import COOKIE, access_note
+from api.access import COOKIE, MAX_WRONG, WrongTries, access_note
 
 TOKEN = "correct-horse-battery"
 
@@ -111,6 +111,70 @@ def test_a_token_with_characters_outside_ascii_works_in_every_way(make_client):
     assert guarded.get("/api/v1/rules", headers={"Authorization": b"Bearer " + token.encode()}).status_code == 200
     assert guarded.post("/", data={"token": token}, follow_redirects=False).status_code == 303
     assert guarded.get("/api/v1/rules").status_code == 200
+
+
+def test_an_address_that_keeps_guessing_is_refused_for_a_while_whatever_it_offers(guarded):
+    for _ in range(MAX_WRONG):
+        assert guarded.get("/api/v1/rules", headers=bearer("guess")).status_code == 401
+    refused = guarded.get("/api/v1/rules", headers=bearer())  # even the right token, until the window ends
+    assert refused.status_code == 429
+    assert refused.json()["error"]["code"] == "too_many_tries" and "try again in 5 minutes" in refused.json()["error"]["message"]
+    assert 0 < int(refused.headers["retry-after"]) <= 300
+    page = guarded.post("/", data={"token": TOKEN}, follow_redirects=False)
+    assert page.status_code == 429 and "Too many wrong tokens" in page.text and "set-cookie" not in page.headers
+    assert guarded.get("/api/v1/health").status_code == 200
+
+
+def test_wrong_tokens_in_the_form_and_the_link_count_as_guesses_too(guarded):
+    for i in range(MAX_WRONG):
+        where = {"data": {"token": f"guess{i}"}} if i % 2 else {"params": {"token": f"guess{i}"}}
+        method = guarded.post if i % 2 else guarded.get
+        assert method("/", follow_redirects=False, **where).status_code == 401
+    assert guarded.get(f"/?token={TOKEN}", follow_redirects=False).status_code == 429
+
+
+def test_asking_without_a_token_is_not_guessing(guarded):
+    for _ in range(3 * MAX_WRONG):
+        assert guarded.get("/api/v1/rules").status_code == 401
+        assert guarded.get("/").status_code == 401
+    assert guarded.get("/api/v1/rules", headers=bearer()).status_code == 200
+
+
+def test_guesses_from_one_address_leave_the_others_and_the_cookie_alone(make_client):
+    from fastapi.testclient import TestClient
+
+    guesser = make_client(token=TOKEN)
+    player = TestClient(guesser.app, client=("192.0.2.7", 40000))
+    assert player.post("/", data={"token": TOKEN}, follow_redirects=False).status_code == 303
+    browser_elsewhere = TestClient(guesser.app, client=("192.0.2.8", 40000))
+    for _ in range(MAX_WRONG):
+        guesser.get("/api/v1/rules", headers=bearer("guess"))
+        browser_elsewhere.get("/api/v1/rules", headers={"Authorization": "Basic ***"})
+    assert guesser.get("/api/v1/rules", headers=bearer()).status_code == 429
+    assert player.get("/api/v1/rules", headers=bearer()).status_code == 200
+    assert player.get("/api/v1/rules").status_code == 200  # the cookie
+    assert browser_elsewhere.get("/api/v1/rules", headers=bearer()).status_code == 429
+    browser_elsewhere.cookies.set(COOKIE, player.cookies.get(COOKIE))
+    assert browser_elsewhere.get("/api/v1/rules").status_code == 200  # a page that holds the cookie goes on
+
+
+def test_the_wait_ends_with_the_window_and_memory_stays_bounded():
+    now = [1000.0]
+    tries = WrongTries(limit=3, window=60, max_addresses=2, clock=lambda: now[0])
+    for _ in range(3):
+        assert tries.wait("a") == 0
+        tries.add("a")
+    assert tries.wait("a") == 60
+    now[0] += 45
+    assert tries.wait("a") == 15 and tries.wait("b") == 0
+    now[0] += 15
+    assert tries.wait("a") == 0
+    tries.add("a")  # a new window, one wrong try in it
+    assert tries.wait("a") == 0
+    for address in ("b", "c", "d"):  # room for two: the longest remembered go first
+        for _ in range(3):
+            tries.add(address)
+    assert tries.wait("b") == 0 and tries.wait("c") == 60 and tries.wait("d") == 60
 
 
 def test_the_start_message_names_the_token_or_warns_when_others_can_reach_the_service():
