@@ -63,8 +63,8 @@ def register(subparsers) -> None:
     r.set_defaults(func=run_resolution_eval)
 
 
-def _fail(message: str, code: int = 2) -> int:
-    print(f"fanshot analyze: {message}", file=sys.stderr)
+def _fail(message: str, code: int = 2, command: str = "analyze") -> int:
+    print(f"fanshot {command}: {message}", file=sys.stderr)
     return code
 
 
@@ -167,7 +167,8 @@ def run_eval(args) -> int:
     from vision.analyze_eval import FRESH_SEEDS, evaluate
 
     if args.seed < FRESH_SEEDS:
-        return _fail(f"--seed must be {FRESH_SEEDS} or more: lower seeds may have been used for training")
+        return _fail(f"--seed must be {FRESH_SEEDS} or more: lower seeds may have been used for training",
+                     command="analyze-eval")
     detector = None
     if not args.layout_only:
         from vision.detector import ModelNotFoundError, get_detector
@@ -175,7 +176,7 @@ def run_eval(args) -> int:
         try:
             detector = get_detector(args.model_dir)
         except ModelNotFoundError as exc:
-            return _fail(f"{exc} (use --layout-only to check the layout alone)")
+            return _fail(f"{exc} (use --layout-only to check the layout alone)", command="analyze-eval")
     from tqdm import tqdm
 
     with tqdm(total=args.n, unit="scene", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
@@ -237,15 +238,16 @@ def run_resolution_eval(args) -> int:
     rules = [r.strip() for r in args.rules.split(",") if r.strip()]
     bad = [r for r in rules if r not in ("full", "photo") and not (r.isdigit() and int(r) >= 64)]
     if not rules or bad:
-        return _fail(f"--rules: expected long sides of 64 px or more, 'full' or 'photo', got {', '.join(bad) or 'nothing'}")
+        return _fail(f"--rules: expected long sides of 64 px or more, 'full' or 'photo', got {', '.join(bad) or 'nothing'}",
+                     command="resolution-eval")
     if args.wide is not None and args.wide < 1:
-        return _fail("--wide must be 1 or more")
+        return _fail("--wide must be 1 or more", command="resolution-eval")
     from vision.detector import ModelNotFoundError, get_detector
 
     try:
         detector = get_detector(args.model_dir)
     except ModelNotFoundError as exc:
-        return _fail(str(exc))
+        return _fail(str(exc), command="resolution-eval")
     from tqdm import tqdm
 
     try:
@@ -253,7 +255,7 @@ def run_resolution_eval(args) -> int:
             summary = evaluate(Path(args.folder), rules, detector, limit=args.limit, wide=args.wide,
                                progress=lambda i: bar.update(1))
     except (FileNotFoundError, ValueError) as exc:  # no such folder, or a record that is no scene's
-        return _fail(f"{args.folder}: {exc}")
+        return _fail(f"{args.folder}: {exc}", command="resolution-eval")
     title = f"{args.folder}" + (f", wide shots (scene {args.wide:g}x smaller)" if args.wide else "")
     print(format_summary(summary, title))
     if args.json:

@@ -72,7 +72,16 @@ def test_detection_errors_name_missed_misread_and_extra_tiles():
 
 def test_eval_command_refuses_seeds_that_training_may_have_used(capsys):
     assert main(["analyze-eval", "--seed", "1234", "--layout-only", "--n", "1"]) == 2
-    assert "900000 or more" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("fanshot analyze-eval: ") and "900000 or more" in err
+
+
+@pytest.mark.parametrize("extra, expected", [(["--rules", "12"], "--rules: expected"),
+                                             ([], "holds no scene records")])
+def test_resolution_eval_errors_name_their_command(tmp_path, capsys, extra, expected):
+    assert main(["resolution-eval", str(tmp_path), *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fanshot resolution-eval: ") and expected in err and "Traceback" not in err
 
 
 def test_eval_command_prints_the_layout_figure(capsys):
