@@ -129,11 +129,11 @@ button{{font-size:1.1em;padding:.4em 1.2em}}.wrong{{color:#b00}}</style></head>
 class TokenMiddleware:
     """Let through only requests that show `token` (module docstring); the rest get 401."""
 
-    def __init__(self, app: ASGIApp, token: str, wrong_tries: WrongTries | None = None):
+    def __init__(self, app: ASGIApp, token: str):
         if not token:
             raise ValueError("the access token is empty")
         self.app = app
-        self.wrong_tries = wrong_tries or WrongTries()
+        self.wrong_tries = WrongTries()
         self.token = token.encode()
         # the cookie holds a digest of the token, not the token: any token fits in a cookie
         self.cookie = hashlib.sha256(b"fanshot page cookie\0" + self.token).hexdigest()
@@ -163,7 +163,7 @@ class TokenMiddleware:
         if self._matches(shown):
             await self.app(scope, receive, send)
             return
-        if shown is not None or headers.get(b"authorization"):
+        if headers.get(b"authorization"):  # a wrong or unreadable one
             self.wrong_tries.add(address)
         if path not in PAGES:
             await _send(send, 401, error_body("unauthorized", JSON_MESSAGE), b"application/json",
