@@ -278,5 +278,5 @@ class HealthResponse(BaseModel):
     version: str
     model_loaded: bool
     model: str | None = Field(None, description="the loaded detector's name (models/model.json provenance.name, e.g. "
-                                                "fanshot-tiles-m23); null until the first photo loads it")
+                                                "fanshot-tiles-m24); null until the first photo loads it")
     inference: InferenceStatus

@@ -132,11 +132,16 @@ def decode_yolo(
     return boxes[picked], scores[picked], class_ids[picked]
 
 
-def crop_tiles(rgb: np.ndarray, boxes: np.ndarray, width: int, height: int, pad: float) -> np.ndarray:
+def crop_tiles(
+    rgb: np.ndarray, boxes: np.ndarray, width: int, height: int, pad: float, other_way: bool = False
+) -> np.ndarray:
     """Cut each box (grown by `pad` of its size) out of `rgb` as a portrait crop of width x height.
 
     A box wider than tall (a tile lying sideways, as a claimed tile in a meld) is turned
-    a quarter turn first, so every crop shows the tile upright or upside down.
+    a quarter turn first, so every crop shows the tile upright or upside down. `other_way`:
+    each crop turned where that rule leaves it and left where it turns it (the second reading
+    of a box about as wide as tall, whose shape does not tell which way its tile lies:
+    `Detector.classify`).
     """
     image_h, image_w = rgb.shape[:2]
     crops = np.empty((len(boxes), height, width, 3), np.uint8)
@@ -149,7 +154,7 @@ def crop_tiles(rgb: np.ndarray, boxes: np.ndarray, width: int, height: int, pad:
         patch = rgb[iy1:max(iy2, iy1 + 1), ix1:max(ix2, ix1 + 1)]
         if patch.size == 0:
             patch = np.zeros((2, 2, 3), np.uint8)
-        if patch.shape[1] > patch.shape[0]:
+        if (patch.shape[1] > patch.shape[0]) != other_way:
             patch = cv2.rotate(patch, cv2.ROTATE_90_CLOCKWISE)
         crops[i] = cv2.resize(patch, (width, height), interpolation=cv2.INTER_AREA)
     return crops
@@ -341,6 +346,11 @@ def main_cluster(boxes: np.ndarray, link: float) -> np.ndarray:
     return np.flatnonzero(group == int(np.argmax(sizes)))
 
 
+def _blob(crops: np.ndarray) -> np.ndarray:
+    """N x H x W x 3 uint8 crops as the classifier's N x 3 x H x W float input in [0, 1]."""
+    return crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+
+
 def _softmax(logits: np.ndarray) -> np.ndarray:
     shifted = logits - logits.max(axis=1, keepdims=True)
     exp = np.exp(shifted)
@@ -411,6 +421,14 @@ class Detector:
             raise ModelNotFoundError(f"{spec_path}: classifier views {views!r} is none of {', '.join(VIEW_FLIPS)}")
         self.view_flips = VIEW_FLIPS[views]
         self.views_below = float(classifier.get("views_below", 1.0))
+        # a box about as wide as tall (width / height within `both_turns`) does not tell which way
+        # its tile lies (a claimed tile laid sideways and seen at a slant, an upright one with its
+        # body showing): it is read both ways, turned a quarter turn and not, the two averaged
+        turns = classifier.get("both_turns")
+        try:
+            self.both_turns = None if turns is None else (float(turns[0]), float(turns[1]))
+        except (TypeError, ValueError, IndexError, KeyError):
+            raise ModelNotFoundError(f"{spec_path}: classifier both_turns {turns!r} is not [low, high]") from None
         # a classifier with a 44th output (NOT_A_TILE): a box it gives at least this probability of
         # holding no tile goes (dice, scoring sticks, coins, chips); None: no such output
         above = classifier.get("not_a_tile_above")
@@ -605,9 +623,14 @@ class Detector:
         a 44th column: the probability that the box holds no tile (NOT_A_TILE)."""
         if len(boxes) == 0:
             return np.zeros((0, len(self.classes) + (self.not_a_tile_above is not None)), np.float32)
-        crops = crop_tiles(rgb, boxes, self.crop_w, self.crop_h, self.crop_pad)
-        blob = crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-        return self._with_views(blob)
+        probs = self._with_views(_blob(crop_tiles(rgb, boxes, self.crop_w, self.crop_h, self.crop_pad)))
+        if self.both_turns is not None:
+            aspect = (boxes[:, 2] - boxes[:, 0]) / np.maximum(boxes[:, 3] - boxes[:, 1], 1e-6)
+            either = np.flatnonzero((aspect >= self.both_turns[0]) & (aspect <= self.both_turns[1]))
+            if len(either):
+                other = crop_tiles(rgb, boxes[either], self.crop_w, self.crop_h, self.crop_pad, other_way=True)
+                probs[either] = (probs[either] + self._with_views(_blob(other))) / 2
+        return probs
 
     def _with_views(self, blob: np.ndarray) -> np.ndarray:
         """Class probabilities of N x C x H x W crops, averaged with their flipped views (`view_flips`)

@@ -58,3 +58,46 @@ def test_averaged_over_every_view_a_crop_and_its_flips_read_the_same(detector):
     np.testing.assert_allclose(plain.sum(1), 1.0, atol=1e-4)
     assert plain.shape == (len(crops), len(detector.classes) + (detector.not_a_tile_above is not None))
 
+
+
+def test_a_box_about_as_wide_as_tall_is_read_both_ways_and_the_readings_averaged(detector):
+    from vision.detector import _blob, crop_tiles
+
+    if detector.both_turns is None:
+        pytest.skip("the shipped classifier reads every box one way")
+    rng = np.random.default_rng(1)
+    rgb = (rng.random((240, 400, 3)) * 255).astype(np.uint8)
+    rgb[:, :, 0] = np.linspace(0, 255, 400, dtype=np.uint8)  # not symmetric under a quarter turn
+    low, high = detector.both_turns
+    side = 60.0
+    boxes = np.array(
+        [
+            [10, 10, 10 + side * (low + high) / 2, 10 + side],  # within both_turns
+            [120, 10, 120 + side * low * 0.9, 10 + side],  # taller than the range
+            [220, 10, 220 + side * high * 1.1, 10 + side],  # wider than the range
+        ],
+        np.float32,
+    )
+    args = (rgb, boxes, detector.crop_w, detector.crop_h, detector.crop_pad)
+    usual = detector._with_views(_blob(crop_tiles(*args)))
+    other = detector._with_views(_blob(crop_tiles(*args, other_way=True)))
+    assert np.abs(usual[0] - other[0]).max() > 1e-3  # the two readings differ, so the test can tell
+    probs = detector.classify(rgb, boxes)
+    np.testing.assert_allclose(probs[0], (usual[0] + other[0]) / 2, atol=1e-5)
+    np.testing.assert_allclose(probs[1:], usual[1:], atol=1e-5)
+
+
+@pytest.mark.parametrize("turns", [[0.8], "wide", [0.8, None]])
+def test_a_model_json_with_a_malformed_both_turns_is_a_clear_error(tmp_path, turns):
+    import json
+    import shutil
+
+    from vision.detector import DEFAULT_MODEL_DIR, MODEL_JSON, ModelNotFoundError
+
+    spec = json.loads((DEFAULT_MODEL_DIR / MODEL_JSON).read_text(encoding="utf-8"))
+    for part in ("finder", "classifier"):
+        shutil.copy(DEFAULT_MODEL_DIR / spec[part]["file"], tmp_path / spec[part]["file"])
+    spec["classifier"]["both_turns"] = turns
+    (tmp_path / MODEL_JSON).write_text(json.dumps(spec), encoding="utf-8")
+    with pytest.raises(ModelNotFoundError, match="both_turns"):
+        Detector(tmp_path)

@@ -45,7 +45,7 @@ def test_concurrent_calls_give_the_same_answer(detector):
 
 
 MISREAD: dict[str, str] = {
-    "synth_s990001_000003": "m21-m23: missing B1; extra none",
+    "synth_s990001_000003": "m21-m24: missing B1; extra none",
 }
 
 
@@ -85,4 +85,4 @@ def test_the_shipped_model_json_spells_out_every_setting_the_detector_reads():
     spec = json.loads((DEFAULT_MODEL_DIR / "model.json").read_text(encoding="utf-8"))
     assert {"file", "imgsz", "conf", "iou", "zoom_below", "mirror_view", "window_below", "window_grid",
             "window_overlap", "window_mirror", "turn_rows"} <= set(spec["finder"])
-    assert {"file", "input_wh", "pad", "views", "views_below", "not_a_tile_above"} <= set(spec["classifier"])
+    assert {"file", "input_wh", "pad", "views", "views_below", "both_turns", "not_a_tile_above"} <= set(spec["classifier"])

@@ -77,6 +77,22 @@ def test_crop_tiles_turns_sideways_tiles_upright():
     assert crops[0].min() == 255 and crops[1].min() == 200
 
 
+def test_crop_tiles_other_way_turns_what_the_rule_leaves_and_leaves_what_it_turns():
+    rgb = np.full((100, 200, 3), 255, np.uint8)
+    rgb[10:30, 10:40] = 0  # a portrait tile (10..40 x 10..50) with a dark top half
+    rgb[60:90, 100:120] = 0  # a sideways tile (100..140 x 60..90) with a dark left half
+    boxes = np.array([[10, 10, 40, 50], [100, 60, 140, 90]], np.float32)
+    usual = crop_tiles(rgb, boxes, 24, 32, 0.0)
+    other = crop_tiles(rgb, boxes, 24, 32, 0.0, other_way=True)
+    # usual: the portrait tile as it stands (dark on top); the sideways one turned (dark on top)
+    assert usual[0, :12].max() == 0 and usual[0, 20:].min() == 255
+    assert usual[1, :12].max() == 0 and usual[1, 20:].min() == 255
+    # other way: the portrait tile turned clockwise (its dark top goes right); the sideways one as it
+    # lies (its dark left stays left)
+    assert other[0, :, 14:].max() == 0 and other[0, :, :10].min() == 255
+    assert other[1, :, :10].max() == 0 and other[1, :, 14:].min() == 255
+
+
 def test_crop_tiles_clips_boxes_at_the_border():
     rgb = np.full((50, 50, 3), 7, np.uint8)
     crops = crop_tiles(rgb, np.array([[-20, -20, 10, 30]], np.float32), 24, 32, 0.1)
