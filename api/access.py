@@ -163,7 +163,8 @@ class TokenMiddleware:
         if self._matches(shown):
             await self.app(scope, receive, send)
             return
-        if headers.get(b"authorization"):  # a wrong or unreadable one
+        guessed = bool(headers.get(b"authorization"))  # a wrong or unreadable one
+        if guessed:
             self.wrong_tries.add(address)
         if path not in PAGES:
             await _send(send, 401, error_body("unauthorized", JSON_MESSAGE), b"application/json",
@@ -176,7 +177,7 @@ class TokenMiddleware:
                 cookie += "; Secure"
             await _send(send, 303, b"", b"text/plain", [(b"location", path.encode()), (b"set-cookie", cookie.encode())])
             return
-        if offered is not None:
+        if offered is not None and not guessed:  # one request, one try, whatever it offers
             self.wrong_tries.add(address)
         await _send(send, 401, _form_page(path, wrong=offered is not None), b"text/html; charset=utf-8")
 

@@ -133,6 +133,15 @@ def test_wrong_tokens_in_the_form_and_the_link_count_as_guesses_too(guarded):
     assert guarded.get(f"/?token={TOKEN}", follow_redirects=False).status_code == 429
 
 
+def test_a_page_request_with_a_wrong_header_and_a_wrong_form_is_one_guess(guarded):
+    for i in range(MAX_WRONG - 1):
+        response = guarded.post("/", data={"token": f"guess{i}"}, headers=bearer(f"other{i}"), follow_redirects=False)
+        assert response.status_code == 401 and "not this server's token" in response.text
+    assert guarded.get("/api/v1/rules", headers=bearer()).status_code == 200  # 9 tries: still let in
+    assert guarded.get("/api/v1/rules", headers=bearer("the tenth")).status_code == 401
+    assert guarded.get("/api/v1/rules", headers=bearer()).status_code == 429
+
+
 def test_asking_without_a_token_is_not_guessing(guarded):
     for _ in range(3 * MAX_WRONG):
         assert guarded.get("/api/v1/rules").status_code == 401
