@@ -18,7 +18,8 @@ Guessing is slowed down: an address that offered `MAX_WRONG` wrong tokens within
 seconds is answered 429 (`too_many_tries`, with Retry-After) until that window ends, whatever
 token it offers then; a browser already holding the cookie is let through all the same (the
 cookie is a 256-bit digest, not worth guessing). The address is uvicorn's: behind a reverse
-proxy on another machine every caller has the proxy's, unless FORWARDED_ALLOW_IPS names it.
+proxy on another machine every caller has the proxy's, unless FORWARDED_ALLOW_IPS names it (the
+log says so, once, when an address forwards for others without being trusted).
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ import binascii
 import hashlib
 import hmac
 import html
+import logging
 import time
 from http.cookies import CookieError, SimpleCookie
 from urllib.parse import parse_qs
@@ -43,6 +45,8 @@ SHORT_TOKEN = 16  # characters: a shorter token gets a warning at start
 MAX_WRONG = 10  # wrong tokens one address may offer ...
 WRONG_WINDOW = 300.0  # ... in this many seconds; then it waits until the window ends
 MAX_ADDRESSES = 4096  # addresses whose wrong tries are remembered
+MAX_PROXIES_NAMED = 16  # untrusted proxies named in the log (one line each)
+log = logging.getLogger("fanshot.api")
 JSON_MESSAGE = ("this server needs its access token: send the header `Authorization: Bearer TOKEN` "
                 "(a browser: open the page and enter it)")
 
@@ -134,6 +138,7 @@ class TokenMiddleware:
             raise ValueError("the access token is empty")
         self.app = app
         self.wrong_tries = WrongTries()
+        self._proxies_named: set[str] = set()
         self.token = token.encode()
         # the cookie holds a digest of the token, not the token: any token fits in a cookie
         self.cookie = hashlib.sha256(b"fanshot page cookie\0" + self.token).hexdigest()
@@ -155,6 +160,7 @@ class TokenMiddleware:
             await self.app(scope, receive, send)
             return
         address = (scope.get("client") or ("unknown",))[0]
+        self._name_untrusted_proxy(headers, address)
         wait = self.wrong_tries.wait(address)
         if wait:
             await self._refuse_for(send, path, wait)
@@ -180,6 +186,21 @@ class TokenMiddleware:
         if offered is not None and not guessed:  # one request, one try, whatever it offers
             self.wrong_tries.add(address)
         await _send(send, 401, _form_page(path, wrong=offered is not None), b"text/html; charset=utf-8")
+
+    def _name_untrusted_proxy(self, headers: dict[bytes, bytes], address: str) -> None:
+        """Say once in the log when an address forwards requests for others (X-Forwarded-For) that
+        uvicorn did not trust: the callers behind it then share its address, and one guesser among
+        them makes all of them wait (uvicorn, trusting a proxy, gives the caller's address, which
+        the header names)."""
+        forwarded = headers.get(b"x-forwarded-for")
+        if forwarded is None or address in self._proxies_named or len(self._proxies_named) >= MAX_PROXIES_NAMED:
+            return
+        if address in (part.strip() for part in forwarded.decode("latin-1").split(",")):
+            return
+        self._proxies_named.add(address)
+        log.warning("requests from %s carry X-Forwarded-For, which is not trusted from that address: if it is "
+                    "a reverse proxy, the callers behind it share its address for the wrong-token limit (one "
+                    "guesser makes all of them wait); name it in FORWARDED_ALLOW_IPS", address)
 
     async def _refuse_for(self, send: Send, path: str, wait: float) -> None:
         retry = [(b"retry-after", str(int(wait) + 1).encode())]

@@ -191,3 +191,18 @@ def test_the_start_message_names_the_token_or_warns_when_others_can_reach_the_se
     assert "the token has 6 characters" in access_note("0.0.0.0", "123456")
     assert "without an access token" in access_note("0.0.0.0", "")
     assert access_note("127.0.0.1", "") is None and access_note("localhost", "") is None
+
+
+def test_a_proxy_that_is_not_trusted_is_named_in_the_log_once(make_client, caplog):
+    from fastapi.testclient import TestClient
+
+    app = make_client(token=TOKEN).app
+    proxy = TestClient(app, client=("192.0.2.20", 40000))
+    trusted = TestClient(app, client=("198.51.100.3", 40000))  # as uvicorn leaves a trusted proxy's caller
+    with caplog.at_level("WARNING", logger="fanshot.api"):
+        trusted.get("/api/v1/rules", headers={"X-Forwarded-For": "198.51.100.3, 10.0.0.2"})
+        assert not [r for r in caplog.records if "X-Forwarded-For" in r.getMessage()]
+        for caller in ("203.0.113.5", "203.0.113.6"):
+            assert proxy.get("/api/v1/rules", headers={"X-Forwarded-For": caller, **bearer()}).status_code == 200
+    named = [r.getMessage() for r in caplog.records if "X-Forwarded-For" in r.getMessage()]
+    assert len(named) == 1 and "192.0.2.20" in named[0] and "FORWARDED_ALLOW_IPS" in named[0]
