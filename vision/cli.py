@@ -131,8 +131,9 @@ def register(subparsers) -> None:
     export.add_argument("--mirror-view", action="store_true",
                         help="the finder looks at the mirror image too and merges the two views")
     export.add_argument("--both-turns", type=float, nargs=2, default=None, metavar=("LOW", "HIGH"),
-                        help="a box whose width / height is within LOW..HIGH is read both ways, turned a quarter "
-                             "turn and not, and the two readings averaged (the shipped model: 0.8 1.25)")
+                        help="a box whose width / height is within LOW..HIGH and whose reading is under "
+                             "--views-below is read both ways, turned a quarter turn and not, and the two "
+                             "readings averaged (the shipped model: 0.8 1.25)")
     export.set_defaults(func=_train_export)
 
     quantize = stages.add_parser("quantize", help="the classifier of a model folder in 8-bit integers (in place)")

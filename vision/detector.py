@@ -423,7 +423,8 @@ class Detector:
         self.views_below = float(classifier.get("views_below", 1.0))
         # a box about as wide as tall (width / height within `both_turns`) does not tell which way
         # its tile lies (a claimed tile laid sideways and seen at a slant, an upright one with its
-        # body showing): it is read both ways, turned a quarter turn and not, the two averaged
+        # body showing): when its reading is unsure (under `views_below`), it is read both ways,
+        # turned a quarter turn and not, the two averaged
         turns = classifier.get("both_turns")
         try:
             self.both_turns = None if turns is None else (float(turns[0]), float(turns[1]))
@@ -626,7 +627,8 @@ class Detector:
         probs = self._with_views(_blob(crop_tiles(rgb, boxes, self.crop_w, self.crop_h, self.crop_pad)))
         if self.both_turns is not None:
             aspect = (boxes[:, 2] - boxes[:, 0]) / np.maximum(boxes[:, 3] - boxes[:, 1], 1e-6)
-            either = np.flatnonzero((aspect >= self.both_turns[0]) & (aspect <= self.both_turns[1]))
+            unsure = probs.max(axis=1) < self.views_below
+            either = np.flatnonzero((aspect >= self.both_turns[0]) & (aspect <= self.both_turns[1]) & unsure)
             if len(either):
                 other = crop_tiles(rgb, boxes[either], self.crop_w, self.crop_h, self.crop_pad, other_way=True)
                 probs[either] = (probs[either] + self._with_views(_blob(other))) / 2

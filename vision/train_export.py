@@ -53,7 +53,7 @@ def export_model(
             "file": CLASSIFIER_FILE, "input_wh": list(crop_wh), "pad": PAD,
             "views": views,  # flips averaged with a crop (vision.detector.VIEW_FLIPS) ...
             "views_below": views_below,  # ... when its best class is under this probability
-            # a box whose width / height is within these: read turned a quarter turn and not, averaged
+            # a box whose width / height is within these, read unsure: read turned a quarter turn and not, averaged
             **({"both_turns": list(both_turns)} if both_turns else {}),
             # a 44th output (vision.classes.NOT_A_TILE): a box it gives this probability or more goes
             **({"not_a_tile_above": not_a_tile_above} if not_a_tile else {}),

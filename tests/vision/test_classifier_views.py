@@ -60,7 +60,7 @@ def test_averaged_over_every_view_a_crop_and_its_flips_read_the_same(detector):
 
 
 
-def test_a_box_about_as_wide_as_tall_is_read_both_ways_and_the_readings_averaged(detector):
+def test_an_unsure_box_about_as_wide_as_tall_is_read_both_ways_and_the_readings_averaged(detector):
     from vision.detector import _blob, crop_tiles
 
     if detector.both_turns is None:
@@ -78,13 +78,21 @@ def test_a_box_about_as_wide_as_tall_is_read_both_ways_and_the_readings_averaged
         ],
         np.float32,
     )
-    args = (rgb, boxes, detector.crop_w, detector.crop_h, detector.crop_pad)
-    usual = detector._with_views(_blob(crop_tiles(*args)))
-    other = detector._with_views(_blob(crop_tiles(*args, other_way=True)))
-    assert np.abs(usual[0] - other[0]).max() > 1e-3  # the two readings differ, so the test can tell
-    probs = detector.classify(rgb, boxes)
-    np.testing.assert_allclose(probs[0], (usual[0] + other[0]) / 2, atol=1e-5)
-    np.testing.assert_allclose(probs[1:], usual[1:], atol=1e-5)
+    kept = detector.views_below
+    try:
+        detector.views_below = 1.01  # every reading unsure
+        args = (rgb, boxes, detector.crop_w, detector.crop_h, detector.crop_pad)
+        usual = detector._with_views(_blob(crop_tiles(*args)))
+        other = detector._with_views(_blob(crop_tiles(*args, other_way=True)))
+        assert np.abs(usual[0] - other[0]).max() > 1e-3  # the two readings differ, so the test can tell
+        probs = detector.classify(rgb, boxes)
+        np.testing.assert_allclose(probs[0], (usual[0] + other[0]) / 2, atol=1e-5)
+        np.testing.assert_allclose(probs[1:], usual[1:], atol=1e-5)
+        own = detector._class_probabilities(_blob(crop_tiles(*args)))[0]  # one view, one turn
+        detector.views_below = float(own.max()) - 1e-4  # box 0's reading now sure: read one way only
+        np.testing.assert_allclose(detector.classify(rgb, boxes)[0], own, atol=1e-5)
+    finally:
+        detector.views_below = kept
 
 
 @pytest.mark.parametrize("turns", [[0.8], "wide", [0.8, None]])
