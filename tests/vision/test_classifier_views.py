@@ -59,7 +59,6 @@ def test_averaged_over_every_view_a_crop_and_its_flips_read_the_same(detector):
     assert plain.shape == (len(crops), len(detector.classes) + (detector.not_a_tile_above is not None))
 
 
-
 def test_an_unsure_box_about_as_wide_as_tall_is_read_both_ways_and_the_readings_averaged(detector):
     from vision.detector import _blob, crop_tiles
 
