@@ -113,6 +113,8 @@ def _synth(args) -> int:
                                    long_sides=args.long_side, families=families, progress=not args.quiet)
     except (generate.SynthError, OSError) as exc:
         return _fail(str(exc))
+    for note in result["notes"]:
+        print(f"note: {note}", file=sys.stderr)
     if args.seed >= generate.RESERVED_SEEDS:
         print(f"note: seeds from {generate.RESERVED_SEEDS} on are reserved for held-out evaluation; "
               "do not train on this set")
@@ -195,7 +197,8 @@ def _copies(args) -> int:
         except OSError as exc:
             return _fail(f"cannot write {args.out}: {exc}")
     if args.json:
-        print(json.dumps({"copies": rows, "consistent": keep, "max_ratio": max_ratio}, indent=1))
+        print(json.dumps({"copies": rows, "consistent": keep, "max_ratio": max_ratio,
+                          "label_agreement": copies.label_agreement(rows)}, indent=1))
     else:
         print(copies.format_copies(rows, max_ratio))
     return 0

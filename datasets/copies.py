@@ -7,6 +7,11 @@ copy and on its mirror image, affine RANSAC) and the median label area of each c
 with its siblings', the registration's own scale taken out. A copy whose labels are no more
 than `max_ratio` times the area of any sibling's is *consistent*; `fanshot eval --list` on
 those measures box fit where the labels fit the tiles. No detector is involved.
+
+Each registration also carries one copy's labels onto the other (`carried`: each box's corners
+mapped, the upright box around them) and matches them to that copy's own labels of the same tile
+(`label_agreement`): labels that fit their tiles agree at IoU near 1, and no detector can agree
+with a set's labels much better than its own copies do.
 """
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ import cv2
 import numpy as np
 
 from datasets.tools import source_photo
+from vision.evaluate import iou_matrix
 
 MAX_AREA_RATIO = 1.3  # a turn of the tiles alone makes an upright box up to ~2x larger at 45 degrees
 MIN_INLIERS = 30      # matched points a registration needs to count
@@ -55,9 +61,39 @@ def _median_area(record: dict) -> float:
     return float(np.median([(b["box"][2] - b["box"][0]) * (b["box"][3] - b["box"][1]) for b in record["boxes"]]))
 
 
+def carried(boxes: list[dict], matrix: np.ndarray) -> list[dict]:
+    """`boxes` carried by the affine `matrix` (2x3): the upright box around each box's mapped corners."""
+    out = []
+    for b in boxes:
+        x1, y1, x2, y2 = b["box"]
+        corners = np.array([[x1, y1, 1], [x2, y1, 1], [x1, y2, 1], [x2, y2, 1]], np.float64) @ np.asarray(matrix).T
+        out.append({**b, "box": [*corners.min(axis=0).tolist(), *corners.max(axis=0).tolist()]})
+    return out
+
+
+def matched_ious(own: list[dict], other: list[dict]) -> tuple[list[float], int]:
+    """The IoU of each of `own`'s labels with the best still unmatched box of `other` naming the
+    same tile (greedy, best pair first; 0 for a label none overlaps), and how many labels."""
+    ious = iou_matrix(np.array([b["box"] for b in own], np.float64).reshape(-1, 4),
+                      np.array([b["box"] for b in other], np.float64).reshape(-1, 4))
+    same = np.array([[a["tile"] == b["tile"] for b in other] for a in own], bool).reshape(ious.shape)
+    ious = np.where(same, ious, 0.0)
+    best = [0.0] * len(own)
+    for flat in np.argsort(-ious, axis=None, kind="stable"):
+        i, j = np.unravel_index(flat, ious.shape)
+        if ious[i, j] <= 0:
+            break
+        if best[i] == 0.0 and not np.isnan(ious[:, j]).any():
+            best[i] = float(ious[i, j])
+            ious[:, j] = np.nan
+    return best, len(own)
+
+
 def compare_copies(records: list[dict]) -> list[dict]:
     """For each record with boxes: its source photo and, per sibling copy it registers with, the
-    ratio of its median label area to the sibling's (scale of the registration taken out)."""
+    ratio of its median label area to the sibling's (scale of the registration taken out), and
+    `agreement`: the IoU of each of its labels with the sibling's labels carried onto it
+    (`carried`, `matched_ious`), every sibling's in turn."""
     groups = collections.defaultdict(list)
     for record in records:
         if record["boxes"]:
@@ -66,6 +102,7 @@ def compare_copies(records: list[dict]) -> list[dict]:
     for source, copies in sorted(groups.items()):
         grey = {r["file"]: cv2.imread(str(r["file"]), cv2.IMREAD_GRAYSCALE) for r in copies}
         ratios = {r["file"]: [] for r in copies}
+        agreement = {r["file"]: [] for r in copies}
         for a, b in itertools.combinations(copies, 2):
             if grey[a["file"]] is None or grey[b["file"]] is None or not _median_area(a) or not _median_area(b):
                 continue
@@ -76,9 +113,25 @@ def compare_copies(records: list[dict]) -> list[dict]:
             ratio = _median_area(b) / (_median_area(a) * scale)
             ratios[b["file"]].append(ratio)
             ratios[a["file"]].append(1 / ratio)
-        rows += [{"file": r["file"], "source": source, "copies": len(copies), "ratios": ratios[r["file"]]}
-                 for r in copies]
+            back = cv2.invertAffineTransform(matrix)
+            agreement[b["file"]] += matched_ious(b["boxes"], carried(a["boxes"], matrix))[0]
+            agreement[a["file"]] += matched_ious(a["boxes"], carried(b["boxes"], back))[0]
+        rows += [{"file": r["file"], "source": source, "copies": len(copies), "ratios": ratios[r["file"]],
+                  "agreement": agreement[r["file"]]} for r in copies]
     return rows
+
+
+AGREEMENT_IOU = 0.5  # the IoU a detection needs for mAP50
+
+
+def label_agreement(rows: list[dict]) -> dict | None:
+    """How well the labels of the copies agree with each other, over every label carried onto a
+    registered sibling: the share matched at AGREEMENT_IOU and the median IoU (None: no pair)."""
+    ious = [iou for row in rows for iou in row.get("agreement", [])]
+    if not ious:
+        return None
+    return {"labels": len(ious), "share_at_iou50": float(np.mean(np.array(ious) >= AGREEMENT_IOU)),
+            "median_iou": float(np.median(ious))}
 
 
 def consistent(rows: list[dict], max_ratio: float = MAX_AREA_RATIO) -> list[str]:
@@ -96,4 +149,10 @@ def format_copies(rows: list[dict], max_ratio: float = MAX_AREA_RATIO) -> str:
     alone = sum(1 for row in rows if not row["ratios"])
     lines.append(f"{len(keep)} of {len(rows)} copies consistent (labels at most {max_ratio:g}x a sibling's area); "
                  f"{alone} without a registered sibling")
+    agreement = label_agreement(rows)
+    if agreement:
+        lines.append(f"labels carried onto a registered sibling copy: {agreement['share_at_iou50']:.1%} of "
+                     f"{agreement['labels']} match that copy's label of the same tile at IoU {AGREEMENT_IOU:g} or "
+                     f"more (median IoU {agreement['median_iou']:.2f}); a detector cannot agree with the labels "
+                     f"much better than their copies do")
     return "\n".join(lines)

@@ -31,3 +31,14 @@ def port_number(text: str) -> int:
     """A TCP port, 1-65535 (a larger number was taken and the service listened on another port
     than the one it printed)."""
     return _whole(text, 1, 65535, what="port")
+
+
+def unit_share(text: str) -> float:
+    """A score or share above 0 and at most 1 (a threshold, a floor)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most 1, not {text}")
+    return value

@@ -179,6 +179,14 @@ def run_eval(args) -> int:
             return _fail(f"{exc} (use --layout-only to check the layout alone)", command="analyze-eval")
     from tqdm import tqdm
 
+    from datasets.synth.generate import SynthError, check_art
+
+    try:
+        notes = check_art()
+    except SynthError as exc:
+        return _fail(str(exc), command="analyze-eval")
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     with tqdm(total=args.n, unit="scene", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
         summary = evaluate(args.n, args.seed, (args.long_side,), detector, progress=lambda i: bar.update(1),
                            repair=not args.no_repair, turn=args.turn)

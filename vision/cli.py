@@ -5,8 +5,9 @@ import json
 import sys
 from pathlib import Path
 
-from fanshot.args import positive_int
+from fanshot.args import positive_int, unit_share
 from vision.detector import DETECT_MAX_SIDE, VIEW_FLIPS, detect_photo
+from vision.evaluate import RANK_FLOOR
 from vision.train_classifier import ARCHES, input_wh
 from vision.train_hard import UNSURE_BELOW
 
@@ -25,8 +26,12 @@ def register(subparsers) -> None:
     evaluate.add_argument("--list", default=None, help="only the images named in this file (e.g. val.txt)")
     evaluate.add_argument("--json", action="store_true")
     evaluate.add_argument("--model-dir", default=None)
-    evaluate.add_argument("--conf", type=float, default=None,
-                          help="finder score threshold instead of the model's (e.g. 0.001 for a full PR curve)")
+    evaluate.add_argument("--conf", type=unit_share, default=None,
+                          help="the finder's score threshold for the answer instead of the model's")
+    evaluate.add_argument("--rank-floor", type=unit_share, default=RANK_FLOOR,
+                          help=f"mAP ranks the finder's boxes from this score up, each with its best classes "
+                               f"(default {RANK_FLOOR}, as ultralytics' val); precision, recall and the images "
+                               f"exactly right are the answer's")
     evaluate.add_argument("--one-set", action="store_true",
                           help="read each image as one tile set can hold it (off: a photo may show several sets)")
     evaluate.add_argument("--disagreements", metavar="JSONL", default=None,
@@ -200,8 +205,9 @@ def _eval(args) -> int:
     if not records:
         return _fail(f"{args.data}: no images to evaluate")
     detector = _load_detector(args.model_dir, args.conf)
-    pairs = detect_dataset(records, detector, DETECT_MAX_SIDE, one_set=args.one_set)
-    metrics = {**evaluate(pairs, sources=[source_photo(r["file"]) for r in records]), "one_set": args.one_set}
+    pairs = detect_dataset(records, detector, DETECT_MAX_SIDE, one_set=args.one_set, rank_floor=args.rank_floor)
+    metrics = {**evaluate(pairs, sources=[source_photo(r["file"]) for r in records]), "one_set": args.one_set,
+               "rank_floor": args.rank_floor}
     if args.disagreements:
         _write_disagreements(args.disagreements, records, pairs)
     one_set = "on (at most 4 of a tile, 1 of each flower)" if args.one_set else "off"

@@ -917,26 +917,36 @@ def read_photo(
 
 
 def detect_photo(
-    detector, data: bytes, *, max_side: int = DETECT_MAX_SIDE, max_pixels: int | None = None, one_set: bool = False
+    detector, data: bytes, *, max_side: int = DETECT_MAX_SIDE, max_pixels: int | None = None, one_set: bool = False,
+    weak_floor: float | None = None,
 ) -> dict:
     """Detections for one photo's bytes, boxes in pixels of the image as stored (EXIF
     orientation applied): `{"width", "height", "detections": [{"tile", "box", "score"}]}`.
     The photo is read as `read_photo` reads it (`max_side`: its `first_side`); with `one_set` the
-    readings are those one tile set can hold (vision.one_set). Raises vision.decode.ImageError
-    for bad bytes."""
+    readings are those one tile set can hold (vision.one_set). With `weak_floor` the answer also
+    holds `"weak"`: the boxes the finder scored from that floor up to its threshold
+    (`Detector.detect_with_weak`), and every detection, weak or not, keeps its `candidates`
+    (vision.evaluate ranks them all for mAP). Raises vision.decode.ImageError for bad bytes."""
     from vision.decode import DEFAULT_MAX_PIXELS, probe_image
 
     limit = DEFAULT_MAX_PIXELS if max_pixels is None else max_pixels
     width, height = probe_image(data, max_pixels=limit)
-    rgb, found = read_photo(detector, data, first_side=max_side, max_pixels=limit)
+    detect = None if weak_floor is None else (lambda image: detector.detect_with_weak(image, weak_floor))
+    rgb, found = read_photo(detector, data, detect, first_side=max_side, max_pixels=limit)
+    found, weak = (found, None) if weak_floor is None else found
     sx, sy = width / rgb.shape[1], height / rgb.shape[0]
     if one_set:
         from vision.one_set import assign_one_set
 
         found = assign_one_set(found)
-    detections = []
-    for d in found:
+
+    def in_stored_pixels(d: dict) -> dict:
         x1, y1, x2, y2 = d["box"]
         box = [round(x1 * sx, 1), round(y1 * sy, 1), round(x2 * sx, 1), round(y2 * sy, 1)]
-        detections.append({"tile": d["tile"], "box": box, "score": float(d["score"])})
-    return {"width": width, "height": height, "detections": detections}
+        kept = {"tile": d["tile"], "box": box, "score": float(d["score"])}
+        return kept if weak is None else {**kept, "candidates": d["candidates"]}
+
+    result = {"width": width, "height": height, "detections": [in_stored_pixels(d) for d in found]}
+    if weak is not None:
+        result["weak"] = [in_stored_pixels(d) for d in weak]
+    return result

@@ -6,6 +6,12 @@ image, as lists of {"tile", "box"[, "score"]}, so it can be tested without a mod
 A truth box with "ignore": true is an ignore region (a dataset's ignore/ folder: tiles cut by
 the frame): it is not asked for, and a prediction lying on it that matches no other truth box is
 left out of every figure (as KITTI's DontCare and COCO's crowd regions).
+
+mAP ranks every hypothesis the detector offers, as COCO and ultralytics' val do: a prediction
+marked "weak": true (a box the finder scored under its threshold, `detect_photo(weak_floor=...)`)
+and each prediction's other `candidates` ([tile, score], the classifier's next classes) count
+for AP only. Precision, recall, confusions and the images exactly right are the detector's
+answer at its threshold: the predictions that are not weak, each with its own tile.
 """
 from __future__ import annotations
 
@@ -22,6 +28,8 @@ IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 # IoU 0.5 on tiles read right (its val: mAP50 0.765, mAP30 0.935 with m22)
 LOOSE_IOU = 0.3
 IGNORE_OVERLAP = 0.5  # a prediction lies on an ignore region when this share of its box is inside it
+# the finder score from which boxes are ranked for mAP (ultralytics' val ranks from conf 0.001)
+RANK_FLOOR = 0.001
 
 
 def intersections(boxes: np.ndarray, box: np.ndarray) -> np.ndarray:
@@ -87,6 +95,21 @@ def without_ignored(truth: list[dict], predicted: list[dict]) -> tuple[list[dict
     return scored, kept, len(predicted) - len(kept)
 
 
+def answer(predicted: list[dict]) -> list[dict]:
+    """The detector's answer among `predicted`: the predictions that are not weak."""
+    return [p for p in predicted if not p.get("weak")]
+
+
+def hypotheses(predicted: list[dict]) -> list[dict]:
+    """Every (box, tile, score) `predicted` offers for AP: each prediction, weak or not, as it is,
+    then its other candidates on the same box."""
+    ranked = []
+    for p in predicted:
+        ranked.append(p)
+        ranked += [{"tile": t, "box": p["box"], "score": float(v)} for t, v in p.get("candidates", []) if t != p["tile"]]
+    return ranked
+
+
 def _average_precision(scores: list[float], hits: list[bool], n_truth: int) -> float:
     """COCO-style AP (101-point interpolated precision/recall curve)."""
     if n_truth == 0:
@@ -104,31 +127,41 @@ def _average_precision(scores: list[float], hits: list[bool], n_truth: int) -> f
     return float(np.mean([precision[k] if k < len(precision) else 0.0 for k in index]))
 
 
+def _tally(per_class: dict, truth: list[dict], predicted: list[dict], iou: float) -> None:
+    """Each prediction's score and whether it matches a truth box at `iou`, under its tile."""
+    matched = {j for _, j in _match(truth, predicted, iou, same_class=True)}
+    for j, p in enumerate(predicted):
+        scores, hits = per_class[p["tile"]]
+        scores.append(p.get("score", 1.0))
+        hits.append(j in matched)
+
+
 def evaluate(pairs: list[tuple[list[dict], list[dict]]], top_confusions: int = 10,
              sources: list[str] | None = None) -> dict:
     """Metrics over images given as (ground truth, predictions) pairs. `sources`: the source photo
     of each image (copies of one photo share it): the share of images exactly right then has a 95%
-    interval from resampling the source photos (`exact_interval`, `exact_interval_over`)."""
+    interval from resampling the source photos (`exact_interval`, `exact_interval_over`).
+    mAP ranks `hypotheses(predictions)`; `map50_answer` is mAP50 over the answer alone (one tile
+    per box, none weak: the figure `fanshot eval` gave until 2 Dec 2026)."""
     n_truth = Counter()
     thresholds = (LOOSE_IOU, *IOU_THRESHOLDS)
-    per_threshold = {t: {c: ([], []) for c in CLASSES} for t in thresholds}
+    per_threshold = {t: {c: ([], []) for c in CLASSES} for t in (*thresholds, "answer")}
     found = Counter()
-    tp50 = n_pred = located = 0
+    tp50 = n_pred = n_ranked = located = 0
     confusions: Counter = Counter()
     regions = left_out = 0
     right: list[bool] = []
-    for truth, predicted in pairs:
-        regions += sum(1 for t in truth if t.get("ignore"))
-        truth, predicted, dropped = without_ignored(truth, predicted)
+    for truth_and_ignored, offered in pairs:
+        regions += sum(1 for t in truth_and_ignored if t.get("ignore"))
+        truth, predicted, dropped = without_ignored(truth_and_ignored, answer(offered))
+        _, ranked, _ = without_ignored(truth_and_ignored, hypotheses(offered))
         left_out += dropped
         n_truth.update(d["tile"] for d in truth)
         n_pred += len(predicted)
+        n_ranked += len(ranked)
         for threshold in thresholds:
-            matched = {j for _, j in _match(truth, predicted, threshold, same_class=True)}
-            for j, p in enumerate(predicted):
-                scores, hits = per_threshold[threshold][p["tile"]]
-                scores.append(p.get("score", 1.0))
-                hits.append(j in matched)
+            _tally(per_threshold[threshold], truth, ranked, threshold)
+        _tally(per_threshold["answer"], truth, predicted, IOU_THRESHOLDS[0])
         for i, _ in _match(truth, predicted, 0.5, same_class=True):
             found[truth[i]["tile"]] += 1
             tp50 += 1
@@ -139,12 +172,15 @@ def evaluate(pairs: list[tuple[list[dict], list[dict]]], top_confusions: int = 1
         right.append(Counter(d["tile"] for d in truth) == Counter(d["tile"] for d in predicted))
     present = [c for c in CLASSES if n_truth[c]]
     ap = {
-        t: {c: _average_precision(*per_threshold[t][c], n_truth[c]) for c in present} for t in thresholds
+        t: {c: _average_precision(*per_threshold[t][c], n_truth[c]) for c in present} for t in per_threshold
     }
     map50 = float(np.mean(list(ap[IOU_THRESHOLDS[0]].values()))) if present else float("nan")
     map50_95 = float(np.mean([np.mean(list(ap[t].values())) for t in IOU_THRESHOLDS])) if present else float("nan")
     total_truth = sum(n_truth.values())
+    weak = sum(1 for _, offered in pairs for p in offered if p.get("weak"))
     return {
+        "ranked_hypotheses": n_ranked,
+        "weak_boxes": weak,
         "images": len(pairs),
         "boxes": total_truth,
         "predictions": n_pred,
@@ -153,6 +189,7 @@ def evaluate(pairs: list[tuple[list[dict], list[dict]]], top_confusions: int = 1
         "map50": map50,
         "map50_95": map50_95,
         "map30": float(np.mean(list(ap[LOOSE_IOU].values()))) if present else float("nan"),
+        "map50_answer": float(np.mean(list(ap["answer"].values()))) if present else float("nan"),
         "exact_images": sum(right) / len(pairs) if pairs else 0.0,
         "exact_count": sum(right),
         **(exact_interval(right, sources) if sources is not None else {}),
@@ -200,7 +237,7 @@ def disagreements(truth: list[dict], predicted: list[dict], iou: float = LOOSE_I
     labels forgot, or the detector's false find) and the labelled boxes no prediction overlaps so
     (`unfound`: a tile missed, or a label off its tile). Ignore regions and the predictions lying on
     them (`without_ignored`) are neither."""
-    scored, kept, _ = without_ignored(truth, predicted)
+    scored, kept, _ = without_ignored(truth, answer(predicted))
     overlaps = iou_matrix(_boxes(scored), _boxes(kept))
     return {
         "unlabelled": [p for j, p in enumerate(kept) if not (overlaps[:, j] >= iou).any()],
@@ -209,17 +246,21 @@ def disagreements(truth: list[dict], predicted: list[dict], iou: float = LOOSE_I
 
 
 def detect_dataset(
-    records: list[dict], detector, max_side: int | None, one_set: bool = False
+    records: list[dict], detector, max_side: int | None, one_set: bool = False, rank_floor: float | None = RANK_FLOOR
 ) -> list[tuple[list[dict], list[dict]]]:
     """Run the detector on every record's image as `fanshot detect` does (vision.detector.detect_photo);
-    boxes in stored pixels. With `one_set` each image's readings are those one tile set can hold."""
+    boxes in stored pixels. With `one_set` each image's readings are those one tile set can hold.
+    The predictions also hold, for mAP, the finder's boxes from `rank_floor` up to its threshold
+    (marked weak) and every box's candidates; `rank_floor` None: the answer alone."""
     from vision.detector import detect_photo
 
-    return [
-        (record["boxes"] + [dict(b, ignore=True) for b in record.get("ignore", [])],
-         detect_photo(detector, Path(record["file"]).read_bytes(), max_side=max_side, one_set=one_set)["detections"])
-        for record in records
-    ]
+    pairs = []
+    for record in records:
+        found = detect_photo(detector, Path(record["file"]).read_bytes(), max_side=max_side, one_set=one_set,
+                             weak_floor=rank_floor)
+        pairs.append((record["boxes"] + [dict(b, ignore=True) for b in record.get("ignore", [])],
+                      found["detections"] + [dict(d, weak=True) for d in found.get("weak", [])]))
+    return pairs
 
 
 def format_report(metrics: dict) -> str:
@@ -229,6 +270,9 @@ def format_report(metrics: dict) -> str:
         f"precision {metrics['precision']:.3f}  recall {metrics['recall']:.3f}  "
         f"mAP50 {metrics['map50']:.3f}  mAP50-95 {metrics['map50_95']:.3f}  "
         f"mAP30 {metrics['map30']:.3f} (IoU 0.3: loose boxes pass)",
+        f"mAP ranks {metrics['ranked_hypotheses']} hypotheses (the answer's {metrics['predictions']} boxes, "
+        f"{metrics['weak_boxes']} weak ones and their other candidates); mAP50 of the answer alone "
+        f"{metrics['map50_answer']:.3f}",
         f"images exactly right (multiset of tiles): {metrics['exact_images']:.1%}"
         + (f" ({metrics['exact_count']} of {metrics['images']}; 95% interval {metrics['exact_interval'][0]:.1%}-"
            f"{metrics['exact_interval'][1]:.1%}, the {metrics['exact_interval_over']} source photos resampled)"

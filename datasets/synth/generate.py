@@ -8,8 +8,9 @@
                             "image", "width", "height", "style", "seed", "index"}
     DIR/data.yaml, DIR/train.txt, DIR/val.txt (every 20th image is val)
 
-Image i depends only on (seed, i): the same command gives the same files whatever the
-number of workers, and a run can be extended with --start.
+Image i depends only on (seed, i) and the tile art installed (`check_art`): the same command
+gives the same files whatever the number of workers, and a run can be extended with --start.
+Without a CJK font it refuses to run.
 """
 from __future__ import annotations
 
@@ -26,6 +27,28 @@ MAX_HAND_DRAWS = 100  # hands drawn for one scene until one meets the minimum
 
 class SynthError(RuntimeError):
     """The generator cannot run (no scorer, bad options)."""
+
+
+NO_CJK_FONT = ("no CJK font is installed (Debian: fonts-noto-cjk; `make system-deps` installs it): the faces "
+               "drawn from scratch, and the faces a tile set lacks, would show no characters under labels that name them")
+
+
+def check_art() -> list[str]:
+    """Raises SynthError when the scenes cannot be drawn as labelled (no CJK font: Pillow's own font
+    has no 萬 or 東, and every face drawn from scratch would be blank or boxes). Returns notes on
+    art that is missing but only changes the scenes: without the KDE tile sets (or rsvg-convert to
+    render them) a seed's scenes are drawn from fewer art families, so they are not the scenes a
+    machine with them renders (other held-out figures for the same seed)."""
+    from datasets.synth.art import kde_sets
+    from datasets.synth.procedural import font_files
+
+    if not font_files():
+        raise SynthError(NO_CJK_FONT)
+    if not kde_sets():
+        return ["the KDE tile sets are not installed (Debian: kdegames-mahjongg-data-kf5 and librsvg2-bin): "
+                "scenes are drawn from FluffyStuff and procedural faces only, so a seed's scenes differ from "
+                "those rendered where the sets are"]
+    return []
 
 
 def _scorer():
@@ -61,6 +84,7 @@ def make_example(seed: int, index: int, long_sides: list[int], families: list[st
     """One synthetic photo and its record, deterministic for (seed, index)."""
     from datasets.synth.scene import render_scene
     random_winning_hand, score_hand = _scorer()
+    check_art()
     rng = random.Random(f"example:{seed}:{index}")
     hand = legal_win(random.Random(f"hand:{seed}:{index}"), random_winning_hand, score_hand)
     size = image_size(rng, long_sides)
@@ -127,10 +151,12 @@ def _init_worker():
 def generate(out: str | Path, n: int, seed: int, start: int = 0, workers: int = 1,
              long_sides: list[int] | None = None, families: list[str] | None = None,
              quality: tuple[int, int] = (55, 95), progress: bool = True) -> dict:
-    """Write images start..start+n-1 of `seed` into `out`; returns {"images", "boxes", "seconds"}."""
+    """Write images start..start+n-1 of `seed` into `out`; returns {"images", "boxes", "seconds",
+    "notes"} (notes: `check_art`'s)."""
     from tqdm import tqdm
     from datasets.formats import write_data_yaml
     _scorer()  # fail early and clearly
+    notes = check_art()
     if n < 1:
         raise SynthError("--n must be at least 1")
     long_sides = long_sides or [1280]
@@ -160,4 +186,4 @@ def generate(out: str | Path, n: int, seed: int, start: int = 0, workers: int = 
     (out / "train.txt").write_text("".join(x + "\n" for x in train))
     (out / "val.txt").write_text("".join(x + "\n" for x in val))
     write_data_yaml(out, {"train": "train.txt", "val": "val.txt"})
-    return {"images": n, "boxes": boxes, "seconds": seconds}
+    return {"images": n, "boxes": boxes, "seconds": seconds, "notes": notes}

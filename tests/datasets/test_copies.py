@@ -73,11 +73,39 @@ def test_the_copy_with_boxes_larger_than_its_siblings_is_not_consistent(photo_co
     assert kept == ["hand_jpg.rf.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.jpg", "hand_jpg.rf.cccccccccccccccccccccccccccccccc.jpg"]
 
 
+def test_labels_carried_onto_a_sibling_agree_where_they_fit_and_not_where_one_copy_is_loose(photo_copies):
+    from datasets.formats import read_yolo
+
+    rows = copies.compare_copies(read_yolo(photo_copies))
+    by_letter = {row["file"].rsplit(".rf.", 1)[-1][0]: row["agreement"] for row in rows}
+    # the tight copies' labels against each other (a, c: mirrored) at IoU near 1; against the copy
+    # whose boxes are twice the tiles' area (b) at 1/2, a tight box inside a loose one
+    assert by_letter["a"] == pytest.approx([0.5] * 4 + [1.0] * 4, abs=0.05)  # b's labels, then c's
+    assert by_letter["b"] == pytest.approx([0.5] * 8, abs=0.05)
+    assert by_letter["c"] == pytest.approx([1.0] * 4 + [0.5] * 4, abs=0.05)
+    assert by_letter["d"] == []  # a photo with no copy
+    agreement = copies.label_agreement(rows)
+    assert agreement["labels"] == 24  # 3 copies x 2 siblings x 4 labels
+    assert agreement["median_iou"] == pytest.approx(0.5, abs=0.05)  # 16 of the 24 are b's, or onto b
+    assert agreement["share_at_iou50"] >= 8 / 24  # at least the tight copies' (b's lie at the edge, 0.5)
+    assert copies.label_agreement([r for r in rows if not r["agreement"]]) is None
+
+
+def test_matched_ious_pair_each_label_once_and_only_with_its_own_tile():
+    own = [{"tile": "B5", "box": [0, 0, 10, 10]}, {"tile": "B5", "box": [20, 0, 30, 10]},
+           {"tile": "W1", "box": [40, 0, 50, 10]}]
+    other = [{"tile": "B5", "box": [0, 0, 10, 10]}, {"tile": "W2", "box": [40, 0, 50, 10]}]
+    assert copies.matched_ious(own, other) == ([1.0, 0.0, 0.0], 3)  # one B5 box for two; W1 is no W2
+    turned = copies.carried([{"tile": "B5", "box": [0, 0, 10, 20]}], np.array([[0, -1, 100], [1, 0, 0]], float))
+    assert turned == [{"tile": "B5", "box": [80.0, 0.0, 100.0, 10.0]}]
+
+
 def test_cli_writes_the_consistent_copies_for_eval_and_refuses_bad_options(photo_copies, tmp_path, capsys):
     out = tmp_path / "consistent.txt"
     assert main(["dataset", "copies", str(photo_copies), "--out", str(out)]) == 0
     report = capsys.readouterr().out
     assert "2 of 4 copies consistent" in report and "1 without a registered sibling" in report
+    assert "labels carried onto a registered sibling copy:" in report and "of 24 match" in report
     assert sorted(line.rsplit("/", 1)[-1] for line in out.read_text().splitlines()) == [
         "hand_jpg.rf.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.jpg", "hand_jpg.rf.cccccccccccccccccccccccccccccccc.jpg"]
     assert main(["dataset", "copies", str(photo_copies), "--max-ratio", "0.5"]) == 2

@@ -104,6 +104,27 @@ def test_synth_command_writes_a_yolo_dataset_with_records(tmp_path):
     assert any("ignore" in rec for rec in data)
 
 
+def test_without_a_cjk_font_synth_and_analyze_eval_refuse_and_without_kde_sets_they_say_so(
+        tmp_path, capsys, monkeypatch):
+    import datasets.synth.art
+    import datasets.synth.procedural
+
+    # Pillow's own font has no 萬 or 東: scenes drawn with it carried labels no face showed
+    monkeypatch.setattr(datasets.synth.procedural, "font_files", lambda: [])
+    out = tmp_path / "s"
+    assert main(["synth", "--n", "2", "--out", str(out), "--quiet", "--styles", "procedural"]) == 2
+    assert "no CJK font is installed (Debian: fonts-noto-cjk" in capsys.readouterr().err
+    assert not list(out.glob("images/*.jpg"))
+    assert main(["analyze-eval", "--n", "1", "--layout-only"]) == 2
+    assert "analyze-eval: no CJK font" in capsys.readouterr().err
+    monkeypatch.undo()
+    # without the KDE sets the scenes are others: written, with a note
+    monkeypatch.setattr(datasets.synth.art, "kde_sets", lambda: [])
+    assert main(["synth", "--n", "1", "--out", str(out), "--long-side", "200", "--quiet", "--styles", "procedural"]) == 0
+    captured = capsys.readouterr()
+    assert "note: the KDE tile sets are not installed" in captured.err and "wrote 1 images" in captured.out
+
+
 def test_synth_is_deterministic_whatever_the_number_of_workers(tmp_path):
     common = ["--n", "3", "--seed", "8", "--long-side", "200", "--quiet", "--styles", "procedural,fluffy-black"]
     assert main(["synth", "--out", str(tmp_path / "one"), *common]) == 0

@@ -20,6 +20,9 @@ from fanshot.cli import build_parser
     (["train", "finder", "--data", "d", "--batch", "x"], "--batch: not a whole number: 'x'"),
     (["synth", "--n", "0", "--out", "o"], "--n: must be 1 or more"),
     (["synth", "--n", "1", "--start", "-1", "--out", "o"], "--start: must be 0 or more"),
+    (["eval", "--data", "d", "--rank-floor", "0"], "--rank-floor: must be above 0 and at most 1, not 0"),
+    (["eval", "--data", "d", "--conf", "1.5"], "--conf: must be above 0 and at most 1, not 1.5"),
+    (["eval", "--data", "d", "--conf", "x"], "--conf: not a number: 'x'"),
 ])
 def test_a_count_below_its_least_is_a_usage_error(command, message, capsys):
     with pytest.raises(SystemExit) as stop:

@@ -73,6 +73,7 @@ def test_map30_passes_a_right_tile_inside_a_loose_label_that_map50_fails():
     m = evaluate([(truth, [_tile("B5", 20, 0.9), _tile("W1", 40, 0.9)])])
     assert m["map30"] == m["map50"] == pytest.approx(1 / 2)
 
+
 def test_ignore_regions_are_neither_asked_for_nor_held_against_the_detector():
     cut = dict(_tile("W3", 100), ignore=True)  # a stray cut by the frame
     truth = [_tile("B5", 0), _tile("W1", 20), cut]
@@ -141,3 +142,36 @@ def test_an_interval_is_the_same_each_run_and_absent_without_sources():
     assert evaluate(_right_and_wrong(4, 0), sources=list("abcd"))["exact_interval"] == [1.0, 1.0]
     with pytest.raises(ValueError):
         evaluate(pairs, sources=["a"])
+
+
+def test_map_ranks_weak_boxes_and_other_candidates_that_the_answer_leaves_out():
+    truth = [_tile("B4", 0), _tile("W1", 20), _tile("T7", 40)]
+    answer = [
+        {**_tile("B5", 0, 0.6), "candidates": [["B5", 0.6], ["B4", 0.3], ["B6", 0.05]]},  # B4 read B5
+        {**_tile("W1", 20, 0.9), "candidates": [["W1", 0.9], ["W2", 0.01]]},
+    ]
+    weak = [{**_tile("T7", 40, 0.2), "weak": True, "candidates": [["T7", 0.2]]},  # the finder's 0.2: under its threshold
+            {**_tile("J1", 80, 0.1), "weak": True}]  # a weak box on no tile
+    m = evaluate([(truth, answer + weak)])
+    # the answer: two boxes, one right; B4 and T7 not found
+    assert m["predictions"] == 2 and m["weak_boxes"] == 2 and m["ranked_hypotheses"] == 7
+    assert m["precision"] == pytest.approx(1 / 2) and m["recall"] == pytest.approx(1 / 3)
+    assert m["exact_images"] == 0.0 and m["confusions"] == [{"truth": "B4", "predicted": "B5", "count": 1}]
+    assert m["per_class_recall"] == {"W1": 1.0, "T7": 0.0, "B4": 0.0}
+    # mAP: B4 is found as the first box's second class and T7 as a weak box, each the best of its
+    # class: every class present has AP 1; the answer alone finds only W1
+    assert m["map50"] == pytest.approx(1.0) and m["map30"] == pytest.approx(1.0)
+    assert m["map50_answer"] == pytest.approx(1 / 3)
+    # without weak boxes or candidates the two are one figure
+    plain = evaluate([(truth, [_tile("B4", 0, 0.6), _tile("W1", 20, 0.9)])])
+    assert plain["map50"] == plain["map50_answer"] == pytest.approx(2 / 3) and plain["ranked_hypotheses"] == 2
+
+
+def test_a_weak_box_is_no_disagreement_and_a_one_set_reading_ranks_its_own_tile():
+    from vision.evaluate import disagreements, hypotheses
+
+    weak = {**_tile("F1", 60, 0.05), "weak": True}
+    assert disagreements([_tile("B5", 0)], [_tile("B5", 0, 0.9), weak]) == {"unlabelled": [], "unfound": []}
+    # a one-set reading took the second candidate: its own tile and score first, no copy of it
+    read = {**_tile("T1", 0, 0.3), "candidates": [["H3", 0.6], ["T1", 0.3], ["J2", 0.02]]}
+    assert [(h["tile"], h["score"]) for h in hypotheses([read])] == [("T1", 0.3), ("H3", 0.6), ("J2", 0.02)]

@@ -9,6 +9,7 @@ import json
 from collections import Counter
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from fanshot.cli import main
@@ -91,13 +92,16 @@ def test_a_reading_one_set_can_hold_is_left_alone():
 
 
 class StandIn:
-    """A detector that returns fixed detections."""
+    """A detector that returns fixed detections (and, below its threshold, fixed weak ones)."""
 
-    def __init__(self, detections):
-        self.detections = detections
+    def __init__(self, detections, weak=()):
+        self.detections, self.weak = detections, list(weak)
 
     def detect(self, rgb):
         return copy.deepcopy(self.detections)
+
+    def detect_with_weak(self, rgb, floor, closer=False, upside_down=False):
+        return self.detect(rgb), [copy.deepcopy(d) for d in self.weak if d["score"] >= floor]
 
 
 def png_bytes(width=800, height=300) -> bytes:
@@ -143,6 +147,15 @@ def test_detect_photo_gives_tile_box_score_only_raw_unless_asked():
     one_set = detect_photo(StandIn(found), png_bytes(), one_set=True)["detections"]
     assert all(set(d) == {"tile", "box", "score"} for d in one_set)
     assert Counter(tiles(one_set))["H3"] == 1 and one_set[3] == {**raw[3], "tile": "T1", "score": 0.3}
+
+
+def test_detect_photo_with_a_weak_floor_gives_the_weak_boxes_and_every_candidate():
+    found = with_candidates(scene(ROWS), MISREAD_T1)
+    weak = [det(900, ("F2", 0.02), ("F3", 0.01)), det(950, ("F4", 0.005))]
+    result = detect_photo(StandIn(found, weak), png_bytes(), weak_floor=0.01)
+    assert [d["candidates"] for d in result["detections"]] == [d["candidates"] for d in found]
+    assert [d["tile"] for d in result["weak"]] == ["F2"]  # the one under the floor is not asked for
+    assert "weak" not in detect_photo(StandIn(found, weak), png_bytes())
 
 
 def test_detect_command_reads_one_set_only_with_the_flag(tmp_path, capsys, monkeypatch):
@@ -210,3 +223,30 @@ def test_eval_writes_where_the_labels_and_the_detector_disagree(tmp_path, capsys
     assert line["image"].endswith("photo.png")
     assert [d["tile"] for d in line["unlabelled"]] == [forgotten["tile"]]
     assert [d["tile"] for d in line["unfound"]] == ["W9"]
+
+
+def test_eval_ranks_the_weak_boxes_for_map_and_leaves_them_out_of_the_answer(tmp_path, capsys, monkeypatch):
+    import vision.detector
+    from datasets.formats import write_yolo
+
+    image = tmp_path / "photo.png"
+    image.write_bytes(png_bytes())
+    truth = scene(ROWS)
+    missed = truth[-1]  # the finder scores the last tile under its threshold
+    write_yolo([{"file": str(image), "width": 800, "height": 300, "boxes": truth}], tmp_path / "set")
+    weak = [{**missed, "score": 0.1, "candidates": [[missed["tile"], 0.1]]}]
+    monkeypatch.setattr(vision.detector, "get_detector",
+                        lambda model_dir=None: StandIn(with_candidates(truth[:-1], {}), weak))
+    runs = {}
+    for floor in ("0.05", "0.2"):
+        assert main(["eval", "--data", str(tmp_path / "set"), "--json", "--rank-floor", floor]) == 0
+        runs[floor] = json.loads(capsys.readouterr().out)
+    ranked, unranked = runs["0.05"], runs["0.2"]
+    assert ranked["rank_floor"] == 0.05 and ranked["weak_boxes"] == 1 and unranked["weak_boxes"] == 0
+    for m in (ranked, unranked):  # the answer is the same: one tile short
+        assert m["exact_images"] == 0.0 and m["predictions"] == len(truth) - 1
+        assert m["recall"] == pytest.approx((len(truth) - 1) / len(truth)) and m["precision"] == 1.0
+    # H3's AP: 1 with the weak box ranked, 0 without; every other class 1
+    classes = len({t["tile"] for t in truth})
+    assert ranked["map50"] == pytest.approx(1.0)
+    assert unranked["map50"] == ranked["map50_answer"] == pytest.approx((classes - 1) / classes)
