@@ -71,9 +71,9 @@ def carried(boxes: list[dict], matrix: np.ndarray) -> list[dict]:
     return out
 
 
-def matched_ious(own: list[dict], other: list[dict]) -> tuple[list[float], int]:
+def matched_ious(own: list[dict], other: list[dict]) -> list[float]:
     """The IoU of each of `own`'s labels with the best still unmatched box of `other` naming the
-    same tile (greedy, best pair first; 0 for a label none overlaps), and how many labels."""
+    same tile (greedy, best pair first; 0 for a label none overlaps)."""
     ious = iou_matrix(np.array([b["box"] for b in own], np.float64).reshape(-1, 4),
                       np.array([b["box"] for b in other], np.float64).reshape(-1, 4))
     same = np.array([[a["tile"] == b["tile"] for b in other] for a in own], bool).reshape(ious.shape)
@@ -86,7 +86,7 @@ def matched_ious(own: list[dict], other: list[dict]) -> tuple[list[float], int]:
         if best[i] == 0.0 and not np.isnan(ious[:, j]).any():
             best[i] = float(ious[i, j])
             ious[:, j] = np.nan
-    return best, len(own)
+    return best
 
 
 def compare_copies(records: list[dict]) -> list[dict]:
@@ -114,8 +114,8 @@ def compare_copies(records: list[dict]) -> list[dict]:
             ratios[b["file"]].append(ratio)
             ratios[a["file"]].append(1 / ratio)
             back = cv2.invertAffineTransform(matrix)
-            agreement[b["file"]] += matched_ious(b["boxes"], carried(a["boxes"], matrix))[0]
-            agreement[a["file"]] += matched_ious(a["boxes"], carried(b["boxes"], back))[0]
+            agreement[b["file"]] += matched_ious(b["boxes"], carried(a["boxes"], matrix))
+            agreement[a["file"]] += matched_ious(a["boxes"], carried(b["boxes"], back))
         rows += [{"file": r["file"], "source": source, "copies": len(copies), "ratios": ratios[r["file"]],
                   "agreement": agreement[r["file"]]} for r in copies]
     return rows

@@ -179,11 +179,11 @@ def evaluate(pairs: list[tuple[list[dict], list[dict]]], top_confusions: int = 1
     total_truth = sum(n_truth.values())
     weak = sum(1 for _, offered in pairs for p in offered if p.get("weak"))
     return {
-        "ranked_hypotheses": n_ranked,
-        "weak_boxes": weak,
         "images": len(pairs),
         "boxes": total_truth,
         "predictions": n_pred,
+        "weak_boxes": weak,
+        "ranked_hypotheses": n_ranked,
         "precision": tp50 / n_pred if n_pred else 0.0,
         "recall": tp50 / total_truth if total_truth else 0.0,
         "map50": map50,

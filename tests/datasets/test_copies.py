@@ -95,7 +95,7 @@ def test_matched_ious_pair_each_label_once_and_only_with_its_own_tile():
     own = [{"tile": "B5", "box": [0, 0, 10, 10]}, {"tile": "B5", "box": [20, 0, 30, 10]},
            {"tile": "W1", "box": [40, 0, 50, 10]}]
     other = [{"tile": "B5", "box": [0, 0, 10, 10]}, {"tile": "W2", "box": [40, 0, 50, 10]}]
-    assert copies.matched_ious(own, other) == ([1.0, 0.0, 0.0], 3)  # one B5 box for two; W1 is no W2
+    assert copies.matched_ious(own, other) == [1.0, 0.0, 0.0]  # one B5 box for two; W1 is no W2
     turned = copies.carried([{"tile": "B5", "box": [0, 0, 10, 20]}], np.array([[0, -1, 100], [1, 0, 0]], float))
     assert turned == [{"tile": "B5", "box": [80.0, 0.0, 100.0, 10.0]}]
 
