@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from datasets.tools import source_photo
-from vision.evaluate import iou_matrix
+from vision.evaluate import iou_matrix, match_boxes
 
 MAX_AREA_RATIO = 1.3  # a turn of the tiles alone makes an upright box up to ~2x larger at 45 degrees
 MIN_INLIERS = 30      # matched points a registration needs to count
@@ -72,20 +72,13 @@ def carried(boxes: list[dict], matrix: np.ndarray) -> list[dict]:
 
 
 def matched_ious(own: list[dict], other: list[dict]) -> list[float]:
-    """The IoU of each of `own`'s labels with the best still unmatched box of `other` naming the
-    same tile (greedy, best pair first; 0 for a label none overlaps)."""
+    """The IoU of each of `own`'s labels with the box of `other` naming the same tile that
+    vision.evaluate's matching pairs it with (0 for a label none overlaps)."""
     ious = iou_matrix(np.array([b["box"] for b in own], np.float64).reshape(-1, 4),
                       np.array([b["box"] for b in other], np.float64).reshape(-1, 4))
-    same = np.array([[a["tile"] == b["tile"] for b in other] for a in own], bool).reshape(ious.shape)
-    ious = np.where(same, ious, 0.0)
     best = [0.0] * len(own)
-    for flat in np.argsort(-ious, axis=None, kind="stable"):
-        i, j = np.unravel_index(flat, ious.shape)
-        if ious[i, j] <= 0:
-            break
-        if best[i] == 0.0 and not np.isnan(ious[:, j]).any():
-            best[i] = float(ious[i, j])
-            ious[:, j] = np.nan
+    for i, j in match_boxes(own, other, 1e-9, same_class=True):
+        best[i] = float(ious[i, j])
     return best
 
 

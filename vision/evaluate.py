@@ -57,7 +57,7 @@ def _boxes(items: list[dict]) -> np.ndarray:
     return np.array([d["box"] for d in items], np.float64).reshape(-1, 4)
 
 
-def _match(truth: list[dict], predicted: list[dict], iou: float, same_class: bool) -> list[tuple[int, int]]:
+def match_boxes(truth: list[dict], predicted: list[dict], iou: float, same_class: bool) -> list[tuple[int, int]]:
     """Greedy matching, highest score first: (truth index, prediction index) pairs."""
     overlaps = iou_matrix(_boxes(truth), _boxes(predicted))
     order = sorted(range(len(predicted)), key=lambda j: -predicted[j].get("score", 1.0))
@@ -85,7 +85,7 @@ def without_ignored(truth: list[dict], predicted: list[dict]) -> tuple[list[dict
     regions = _boxes([t for t in truth if t.get("ignore")])
     if not len(regions):
         return scored, predicted, 0
-    matched = {j for _, j in _match(scored, predicted, 0.5, same_class=False)}
+    matched = {j for _, j in match_boxes(scored, predicted, 0.5, same_class=False)}
     kept = []
     for j, p in enumerate(predicted):
         box = np.asarray(p["box"], np.float64)
@@ -129,7 +129,7 @@ def _average_precision(scores: list[float], hits: list[bool], n_truth: int) -> f
 
 def _tally(per_class: dict, truth: list[dict], predicted: list[dict], iou: float) -> None:
     """Each prediction's score and whether it matches a truth box at `iou`, under its tile."""
-    matched = {j for _, j in _match(truth, predicted, iou, same_class=True)}
+    matched = {j for _, j in match_boxes(truth, predicted, iou, same_class=True)}
     for j, p in enumerate(predicted):
         scores, hits = per_class[p["tile"]]
         scores.append(p.get("score", 1.0))
@@ -147,7 +147,7 @@ def evaluate(pairs: list[tuple[list[dict], list[dict]]], top_confusions: int = 1
     thresholds = (LOOSE_IOU, *IOU_THRESHOLDS)
     per_threshold = {t: {c: ([], []) for c in CLASSES} for t in (*thresholds, "answer")}
     found = Counter()
-    tp50 = n_pred = n_ranked = located = 0
+    tp50 = n_pred = n_weak = n_ranked = located = 0
     confusions: Counter = Counter()
     regions = left_out = 0
     right: list[bool] = []
@@ -158,14 +158,15 @@ def evaluate(pairs: list[tuple[list[dict], list[dict]]], top_confusions: int = 1
         left_out += dropped
         n_truth.update(d["tile"] for d in truth)
         n_pred += len(predicted)
+        n_weak += sum(1 for p in offered if p.get("weak"))
         n_ranked += len(ranked)
         for threshold in thresholds:
             _tally(per_threshold[threshold], truth, ranked, threshold)
         _tally(per_threshold["answer"], truth, predicted, IOU_THRESHOLDS[0])
-        for i, _ in _match(truth, predicted, 0.5, same_class=True):
+        for i, _ in match_boxes(truth, predicted, 0.5, same_class=True):
             found[truth[i]["tile"]] += 1
             tp50 += 1
-        for i, j in _match(truth, predicted, 0.5, same_class=False):
+        for i, j in match_boxes(truth, predicted, 0.5, same_class=False):
             located += 1
             if truth[i]["tile"] != predicted[j]["tile"]:
                 confusions[(truth[i]["tile"], predicted[j]["tile"])] += 1
@@ -177,12 +178,11 @@ def evaluate(pairs: list[tuple[list[dict], list[dict]]], top_confusions: int = 1
     map50 = float(np.mean(list(ap[IOU_THRESHOLDS[0]].values()))) if present else float("nan")
     map50_95 = float(np.mean([np.mean(list(ap[t].values())) for t in IOU_THRESHOLDS])) if present else float("nan")
     total_truth = sum(n_truth.values())
-    weak = sum(1 for _, offered in pairs for p in offered if p.get("weak"))
     return {
         "images": len(pairs),
         "boxes": total_truth,
         "predictions": n_pred,
-        "weak_boxes": weak,
+        "weak_boxes": n_weak,
         "ranked_hypotheses": n_ranked,
         "precision": tp50 / n_pred if n_pred else 0.0,
         "recall": tp50 / total_truth if total_truth else 0.0,
