@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from datasets.tools import source_photo
-from vision.evaluate import iou_matrix, match_boxes
+from vision.boxes import iou_matrix, match_boxes
 
 MAX_AREA_RATIO = 1.3  # a turn of the tiles alone makes an upright box up to ~2x larger at 45 degrees
 MIN_INLIERS = 30      # matched points a registration needs to count

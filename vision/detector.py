@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASSES, NOT_A_TILE
-from vision.evaluate import intersections, iou_matrix
+from vision.boxes import intersections, iou_matrix
 
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parent.parent / "models"
 MODEL_JSON = "model.json"

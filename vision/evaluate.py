@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.boxes import boxes_of, intersections, iou_matrix, match_boxes
 from vision.classes import CLASSES
 
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
@@ -32,57 +33,12 @@ IGNORE_OVERLAP = 0.5  # a prediction lies on an ignore region when this share of
 RANK_FLOOR = 0.001
 
 
-def intersections(boxes: np.ndarray, box: np.ndarray) -> np.ndarray:
-    """The area each of `boxes` (N x 4, xyxy) shares with `box`."""
-    w = (np.minimum(boxes[:, 2], box[2]) - np.maximum(boxes[:, 0], box[0])).clip(0)
-    h = (np.minimum(boxes[:, 3], box[3]) - np.maximum(boxes[:, 1], box[1])).clip(0)
-    return w * h
-
-
-def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """IoU of every xyxy box in `a` (N, 4) with every box in `b` (M, 4)."""
-    if len(a) == 0 or len(b) == 0:
-        return np.zeros((len(a), len(b)))
-    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
-
-
-def _boxes(items: list[dict]) -> np.ndarray:
-    return np.array([d["box"] for d in items], np.float64).reshape(-1, 4)
-
-
-def match_boxes(truth: list[dict], predicted: list[dict], iou: float, same_class: bool) -> list[tuple[int, int]]:
-    """Greedy matching, highest score first: (truth index, prediction index) pairs."""
-    overlaps = iou_matrix(_boxes(truth), _boxes(predicted))
-    order = sorted(range(len(predicted)), key=lambda j: -predicted[j].get("score", 1.0))
-    taken: set[int] = set()
-    pairs = []
-    for j in order:
-        best, best_iou = -1, iou
-        for i in range(len(truth)):
-            if i in taken or overlaps[i, j] < best_iou:
-                continue
-            if same_class and truth[i]["tile"] != predicted[j]["tile"]:
-                continue
-            best, best_iou = i, overlaps[i, j]
-        if best >= 0:
-            taken.add(best)
-            pairs.append((best, j))
-    return pairs
-
-
 def without_ignored(truth: list[dict], predicted: list[dict]) -> tuple[list[dict], list[dict], int]:
     """The truth boxes to score, the predictions to score and how many were left out: those
     matching no scored truth box (IoU 0.5, any class) with IGNORE_OVERLAP of their box inside an
     ignore region."""
     scored = [t for t in truth if not t.get("ignore")]
-    regions = _boxes([t for t in truth if t.get("ignore")])
+    regions = boxes_of([t for t in truth if t.get("ignore")])
     if not len(regions):
         return scored, predicted, 0
     matched = {j for _, j in match_boxes(scored, predicted, 0.5, same_class=False)}
@@ -238,7 +194,7 @@ def disagreements(truth: list[dict], predicted: list[dict], iou: float = LOOSE_I
     (`unfound`: a tile missed, or a label off its tile). Ignore regions and the predictions lying on
     them (`without_ignored`) are neither."""
     scored, kept, _ = without_ignored(truth, answer(predicted))
-    overlaps = iou_matrix(_boxes(scored), _boxes(kept))
+    overlaps = iou_matrix(boxes_of(scored), boxes_of(kept))
     return {
         "unlabelled": [p for j, p in enumerate(kept) if not (overlaps[:, j] >= iou).any()],
         "unfound": [t for i, t in enumerate(scored) if not (overlaps[i] >= iou).any()],

@@ -79,7 +79,7 @@ def finder_box_crops(records: list[dict], load_rgb, find,
     FINDER_MATCH_IOU, each found box used once), or around the label where it finds none: the
     classifier learns the boxes it will be given, not the labeller's (real photos' labels are
     looser than the finder's boxes)."""
-    from vision.evaluate import iou_matrix
+    from vision.boxes import iou_matrix
 
     crops, labels = [], []
     for record in records:
@@ -105,7 +105,7 @@ def negative_crops(records: list[dict], load_rgb, find,
     A box across several tiles (a wall's backs) is no such crop: it would teach the classifier
     that backs are no tiles. Only for records labelled in full (synthetic scenes): a real photo's
     labels leave out tiles off the hand."""
-    from vision.evaluate import intersections, iou_matrix
+    from vision.boxes import intersections, iou_matrix
 
     crops = []
     for record in records:

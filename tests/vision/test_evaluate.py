@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.evaluate import evaluate, iou_matrix
+from vision.boxes import iou_matrix
+from vision.evaluate import evaluate
 
 
 def _tile(code, x, score=None):
