@@ -73,7 +73,7 @@ def carried(boxes: list[dict], matrix: np.ndarray) -> list[dict]:
 
 def matched_ious(own: list[dict], other: list[dict]) -> list[float]:
     """The IoU of each of `own`'s labels with the box of `other` naming the same tile that
-    vision.evaluate's matching pairs it with (0 for a label none overlaps)."""
+    training.evaluate's matching pairs it with (0 for a label none overlaps)."""
     ious = iou_matrix(np.array([b["box"] for b in own], np.float64).reshape(-1, 4),
                       np.array([b["box"] for b in other], np.float64).reshape(-1, 4))
     best = [0.0] * len(own)

@@ -14,7 +14,7 @@ import sys
 COMMAND_MODULES = [
     "scoring.cli",
     "datasets.cli",
-    "vision.cli",
+    "training.cli",
     "api.cli",
     "vision.analyze_cli",
     "api.label_cli",

@@ -164,7 +164,7 @@ def format_analysis(analysis: dict) -> str:
 
 
 def run_eval(args) -> int:
-    from vision.analyze_eval import FRESH_SEEDS, evaluate
+    from training.analyze_eval import FRESH_SEEDS, evaluate
 
     if args.seed < FRESH_SEEDS:
         return _fail(f"--seed must be {FRESH_SEEDS} or more: lower seeds may have been used for training",
@@ -241,7 +241,7 @@ def run_eval(args) -> int:
 
 
 def run_resolution_eval(args) -> int:
-    from vision.resolution_eval import evaluate, format_summary
+    from training.resolution_eval import evaluate, format_summary
 
     rules = [r.strip() for r in args.rules.split(",") if r.strip()]
     bad = [r for r in rules if r not in ("full", "photo") and not (r.isdigit() and int(r) >= 64)]

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from fanshot.cli import main
-from vision.bench import DEFAULT_PHOTO, phone_jpeg
+from training.bench import DEFAULT_PHOTO, phone_jpeg
 from vision.detector import get_detector
 
 

@@ -1,12 +1,12 @@
 """One reader of YOLO label lines (datasets.formats.read_yolo_label), used by read_yolo and by the
-finder's one-class dataset (vision.train_data)."""
+finder's one-class dataset (training.data)."""
 from __future__ import annotations
 
 import pytest
 from PIL import Image
 
 from datasets import formats
-from vision.train_data import FinderDataError, tile_label_lines
+from training.data import FinderDataError, tile_label_lines
 
 
 def test_boxes_keep_the_numbers_as_written(tmp_path):

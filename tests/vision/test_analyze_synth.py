@@ -10,7 +10,7 @@ import os
 import pytest
 
 from fanshot.cli import main
-from vision.analyze_eval import FRESH_SEEDS, detection_errors, evaluate
+from training.analyze_eval import FRESH_SEEDS, detection_errors, evaluate
 
 pytest.importorskip("scoring.generate")
 synth = pytest.importorskip("datasets.synth.generate")

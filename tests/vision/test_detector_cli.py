@@ -57,7 +57,7 @@ def test_detect_reports_a_bad_file_and_goes_on(tmp_path, capsys):
 
 
 def test_bench_detect_reads_every_test_photo_as_a_phone_jpeg_in_its_own_orientation(capsys):
-    from vision.bench import phone_jpeg
+    from training.bench import phone_jpeg
 
     photos = sorted(DATA.glob("*.jpg"))
     for photo in photos[:2]:

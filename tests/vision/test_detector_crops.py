@@ -1,4 +1,4 @@
-"""Classifier crops (vision.train_crops): the same geometry at training and at run time."""
+"""Classifier crops (training.crops): the same geometry at training and at run time."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 
 from vision.classes import CLASS_ID
 from vision.detector import crop_tiles
-from vision.train_crops import CONTEXT_WH, FLUFFY_DIR, augment, centre_crop, context_crop, rendered_crops
+from training.crops import CONTEXT_WH, FLUFFY_DIR, augment, centre_crop, context_crop, rendered_crops
 
 
 def _scene():
@@ -55,7 +55,7 @@ def test_rendered_crops_cover_every_tile_face_and_the_back():
 
 
 def test_finder_box_crops_cut_each_tile_around_the_finders_box_on_it():
-    from vision.train_crops import finder_box_crops
+    from training.crops import finder_box_crops
 
     rgb = np.zeros((200, 300, 3), np.uint8)
     rgb[20:90, 10:60] = 250  # tile A, labelled loosely
@@ -96,8 +96,8 @@ def test_train_crops_finder_boxes_cuts_one_crop_per_labelled_tile(tmp_path, caps
 
 def test_crops_for_a_larger_input_hold_it_at_full_resolution_and_match_the_detector():
     # m96 reads a 72x96 box: its crops are cut larger (108x144) and read by their own size
-    from vision.train_classifier import input_wh
-    from vision.train_crops import context_wh_for
+    from training.classifier import input_wh
+    from training.crops import context_wh_for
 
     assert context_wh_for(input_wh("m64")) == CONTEXT_WH
     wh = input_wh("m96")

@@ -1,5 +1,5 @@
 """The classifier's "not a tile" output: boxes the finder puts on dice, scoring sticks, coins
-and chips go (vision.detector), and the crops that teach it (vision.train_crops)."""
+and chips go (vision.detector), and the crops that teach it (training.crops)."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 
 from vision.classes import CLASSES, NOT_A_TILE
 from vision.detector import Detector, get_detector
-from vision.train_crops import CONTEXT_WH, negative_crops
+from training.crops import CONTEXT_WH, negative_crops
 
 
 def _detector(boxes, weak_boxes, readings):

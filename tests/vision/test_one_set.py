@@ -194,7 +194,7 @@ def test_eval_command_says_whether_it_read_one_set(tmp_path, capsys, monkeypatch
 
 
 def test_analyze_eval_reads_the_detector_as_analyze_does():
-    from vision.analyze_eval import FRESH_SEEDS, evaluate
+    from training.analyze_eval import FRESH_SEEDS, evaluate
 
     outside = [det(-200, ("H1", 0.9)), det(-100, ("H1", 0.5), ("H2", 0.4))]
     for d in outside:

@@ -233,7 +233,7 @@ class MisreadsOneTile:
 
 def test_analyze_eval_counts_the_repairs():
     from datasets.synth.generate import make_example
-    from vision.analyze_eval import FRESH_SEEDS, evaluate
+    from training.analyze_eval import FRESH_SEEDS, evaluate
 
     seed = FRESH_SEEDS + 501
     detector = MisreadsOneTile(make_example(seed, 0, [640])["record"])

@@ -104,7 +104,7 @@ def test_the_shipped_model_reads_a_hand_photographed_from_across_the_table():
     closer look misses them too (no winning hand); the upside-down look finds them (the true 22)."""
     from datasets.synth.generate import make_example
     from vision.analyze import analyze_detections, detect_hand
-    from vision.analyze_eval import turn_scene
+    from training.analyze_eval import turn_scene
     from vision.detector import get_detector
 
     example = make_example(960000, 273, [1280])

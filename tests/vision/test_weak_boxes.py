@@ -224,7 +224,7 @@ class MissesOneTile:
 
 def test_analyze_eval_counts_an_added_weak_box_as_a_repair_and_the_miss_as_the_detectors():
     from datasets.synth.generate import make_example
-    from vision.analyze_eval import FRESH_SEEDS, evaluate
+    from training.analyze_eval import FRESH_SEEDS, evaluate
 
     seed = FRESH_SEEDS + 502
     detector = MissesOneTile(make_example(seed, 0, [640])["record"])

@@ -1,11 +1,11 @@
-"""vision.analyze_eval: a dropped tile of the reading repair, and a second box on one tile."""
+"""training.analyze_eval: a dropped tile of the reading repair, and a second box on one tile."""
 from __future__ import annotations
 
 import copy
 
 import pytest
 
-from vision.analyze_eval import FRESH_SEEDS, detection_errors, evaluate
+from training.analyze_eval import FRESH_SEEDS, detection_errors, evaluate
 
 pytest.importorskip("scoring")
 
@@ -97,7 +97,7 @@ def test_analyze_eval_prints_the_share_right_of_the_scenes_that_show_every_tile(
 def test_a_turned_scene_keeps_each_box_on_its_pixels(degrees):
     import numpy as np
 
-    from vision.analyze_eval import turn_scene
+    from training.analyze_eval import turn_scene
 
     image = np.zeros((60, 100, 3), np.uint8)
     boxes = [{"tile": "B1", "box": [10, 5, 30, 20]}, {"tile": "W9", "box": [70, 30, 95, 58]}]
@@ -121,7 +121,7 @@ def test_a_turned_scene_is_read_turned():
     import numpy as np
 
     from datasets.synth.generate import make_example
-    from vision.analyze_eval import turn_scene
+    from training.analyze_eval import turn_scene
 
     seed = FRESH_SEEDS + 503
     record = make_example(seed, 0, [640])["record"]

@@ -9,7 +9,7 @@ import pytest
 
 from fanshot.cli import main
 from vision import train_hard
-from vision.train_hard import cut_strays, hard
+from training.hard import cut_strays, hard
 
 
 def test_a_crop_named_wrong_or_unsure_is_hard():

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from vision.classes import CLASSES
 from vision.detector import MODEL_JSON, TURN_ROWS, VIEW_FLIPS, WINDOW_BELOW, WINDOW_GRID, WINDOW_MIRROR, WINDOW_OVERLAP
-from vision.train_classifier import PAD, export_classifier
-from vision.train_finder import export_finder
+from training.classifier import PAD, export_classifier
+from training.finder import export_finder
 
 FINDER_FILE = "finder.onnx"
 CLASSIFIER_FILE = "classifier.onnx"

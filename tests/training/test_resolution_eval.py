@@ -12,7 +12,7 @@ from PIL import Image
 
 from fanshot.cli import main
 from vision.decode import decode_image
-from vision.resolution_eval import evaluate, format_summary, wide_shot
+from training.resolution_eval import evaluate, format_summary, wide_shot
 
 API_DATA = Path(__file__).resolve().parent.parent / "api" / "data"
 RECORD = json.loads((API_DATA / "synth_hand.json").read_text(encoding="utf-8"))  # a 1600 x 1200 synth scene

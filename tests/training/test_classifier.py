@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from vision.classes import CLASS_ID
-from vision.train_classifier import sampling_weights
-from vision.train_crops import CONTEXT_WH, augment
+from training.classifier import sampling_weights
+from training.crops import CONTEXT_WH, augment
 
 
 def test_each_source_is_drawn_with_its_share_and_classes_balanced_inside_it():
@@ -61,7 +61,7 @@ def test_crop_files_of_different_sizes_are_refused_before_training(tmp_path, cap
 
 
 def test_crops_cut_for_a_smaller_input_are_refused_for_a_larger_arch():
-    from vision.train_classifier import check_crop_size
+    from training.classifier import check_crop_size
 
     check_crop_size((5, 96, 72, 3), "m64")
     check_crop_size((5, 144, 108, 3), "m64")  # larger crops are shrunk: fine

@@ -14,9 +14,9 @@ def _missing(name):
 
 
 def test_a_stage_without_the_train_extra_says_how_to_get_it(monkeypatch, capsys):
-    import vision.train_classifier
+    import training.classifier
 
-    monkeypatch.setattr(vision.train_classifier, "train_classifier", _missing("torch"))
+    monkeypatch.setattr(training.classifier, "train_classifier", _missing("torch"))
     assert main(["train", "classifier", "--crops", "a.npz", "--run", "run"]) == 2
     err = capsys.readouterr().err
     assert "train classifier: needs the `train` extra (torch is not installed here)" in err
@@ -24,9 +24,9 @@ def test_a_stage_without_the_train_extra_says_how_to_get_it(monkeypatch, capsys)
 
 
 def test_another_missing_module_is_not_taken_for_the_train_extra(monkeypatch):
-    import vision.train_classifier
+    import training.classifier
 
-    monkeypatch.setattr(vision.train_classifier, "train_classifier", _missing("numpy"))
+    monkeypatch.setattr(training.classifier, "train_classifier", _missing("numpy"))
     with pytest.raises(ModuleNotFoundError):
         main(["train", "classifier", "--crops", "a.npz", "--run", "run"])
 

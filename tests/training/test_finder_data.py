@@ -7,7 +7,7 @@ import yaml
 from PIL import Image
 
 from fanshot.cli import main
-from vision.train_data import FinderDataError, parse_source
+from training.data import FinderDataError, parse_source
 
 CODES = ["B5", "BACK", "W1"]
 

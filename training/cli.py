@@ -7,9 +7,9 @@ from pathlib import Path
 
 from fanshot.args import positive_int, unit_share
 from vision.detector import DETECT_MAX_SIDE, VIEW_FLIPS, detect_photo
-from vision.evaluate import RANK_FLOOR
-from vision.train_classifier import ARCHES, input_wh
-from vision.train_hard import UNSURE_BELOW
+from training.evaluate import RANK_FLOOR
+from training.classifier import ARCHES, input_wh
+from training.hard import UNSURE_BELOW
 
 
 def register(subparsers) -> None:
@@ -192,7 +192,7 @@ def _detect(args) -> int:
 def _eval(args) -> int:
     from datasets.formats import DatasetError, read_yolo
     from datasets.tools import records_in_list, source_photo
-    from vision.evaluate import detect_dataset, evaluate, format_report
+    from training.evaluate import detect_dataset, evaluate, format_report
 
     try:
         records = read_yolo(args.data)
@@ -216,8 +216,8 @@ def _eval(args) -> int:
 
 
 def _write_disagreements(path: str, records: list[dict], pairs: list) -> None:
-    """`vision.evaluate.disagreements` of each image with any, one JSON line per image."""
-    from vision.evaluate import disagreements
+    """`training.evaluate.disagreements` of each image with any, one JSON line per image."""
+    from training.evaluate import disagreements
 
     lines = []
     for record, (truth, predicted) in zip(records, pairs):
@@ -231,7 +231,7 @@ def _write_disagreements(path: str, records: list[dict], pairs: list) -> None:
 
 
 def _bench(args) -> int:
-    from vision.bench import bench
+    from training.bench import bench
     from vision.decode import ImageError
 
     detector = _load_detector(args.model_dir)
@@ -270,7 +270,7 @@ def _training(stage):
 
 @_training
 def _train_finder(args) -> int:
-    from vision.train_finder import DEFAULT_RUNS, train_finder
+    from training.finder import DEFAULT_RUNS, train_finder
 
     run = train_finder(
         args.data, name=args.name, runs=Path(args.runs) if args.runs else DEFAULT_RUNS, init=args.init,
@@ -282,7 +282,7 @@ def _train_finder(args) -> int:
 
 @_training
 def _train_finder_data(args) -> int:
-    from vision.train_data import FinderDataError, build_finder_data, parse_source
+    from training.data import FinderDataError, build_finder_data, parse_source
 
     try:
         counts = build_finder_data(
@@ -298,7 +298,7 @@ def _train_finder_data(args) -> int:
 @_training
 def _train_crops(args) -> int:
     from datasets.tools import records_in_list
-    from vision.train_crops import context_wh_for, save_crops, save_rendered_crops
+    from training.crops import context_wh_for, save_crops, save_rendered_crops
 
     context_wh = context_wh_for(input_wh(args.arch))
     if args.rendered:
@@ -330,7 +330,7 @@ def _train_crops(args) -> int:
 
 @_training
 def _train_hard_crops(args) -> int:
-    from vision.train_hard import save_hard_crops
+    from training.hard import save_hard_crops
 
     try:
         counts = save_hard_crops(args.crops, args.data, args.classifier, args.out, args.unsure_below)
@@ -342,7 +342,7 @@ def _train_hard_crops(args) -> int:
 
 @_training
 def _train_classifier(args) -> int:
-    from vision.train_classifier import train_classifier
+    from training.classifier import train_classifier
 
     try:
         best = train_classifier(
@@ -358,7 +358,7 @@ def _train_classifier(args) -> int:
 
 @_training
 def _train_export(args) -> int:
-    from vision.train_export import export_model
+    from training.export import export_model
 
     provenance = json.loads(Path(args.provenance).read_text()) if args.provenance else {}
     print(export_model(args.finder, args.classifier, args.out, args.imgsz, provenance, conf=args.conf, iou=args.iou, views=args.tta,
@@ -370,7 +370,7 @@ def _train_export(args) -> int:
 @_training
 def _train_quantize(args) -> int:
     from vision.detector import ModelNotFoundError
-    from vision.train_quantize import QuantizeError, quantize_classifier
+    from training.quantize import QuantizeError, quantize_classifier
 
     try:
         print(json.dumps(quantize_classifier(args.model_dir, args.images, per_source=args.per_source)))

@@ -1,6 +1,6 @@
 """Stage 2 training: the tile classifier, a compact CNN on tile crops (needs the `train` extra).
 
-Plain torch (no ultralytics). Crops come from `vision.train_crops`: real photos
+Plain torch (no ultralytics). Crops come from `training.crops`: real photos
 (the train split only), synthetic scenes and rendered CC0 tile art. The crop
 cache (NPZ) and checkpoints live in a run folder outside the repository; calling
 `train_classifier` again resumes from RUN/last.pt until EPOCHS are done.
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.classes import NOT_A_TILE
-from vision.train_crops import augment, centre_crop, context_wh_for
+from training.crops import augment, centre_crop, context_wh_for
 
 PAD = 0.08
 OUTPUTS = NOT_A_TILE + 1  # the 43 classes and "not a tile"

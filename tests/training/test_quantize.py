@@ -1,4 +1,4 @@
-"""`fanshot train quantize` (vision.train_quantize): the classifier of a model folder in 8-bit
+"""`fanshot train quantize` (training.quantize): the classifier of a model folder in 8-bit
 integers, calibrated on the crops the folder's own detector cuts. A small float classifier stands
 in for a trained one (the shipped one is quantized already)."""
 from __future__ import annotations
@@ -15,7 +15,7 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from vision.detector import DEFAULT_MODEL_DIR, Detector  # noqa: E402
-from vision.train_quantize import (QuantizeError, calibration_images, quantize_classifier,  # noqa: E402
+from training.quantize import (QuantizeError, calibration_images, quantize_classifier,  # noqa: E402
                                    record_classifier_inputs)
 
 PHOTOS = Path(__file__).resolve().parent.parent / "data" / "detector"

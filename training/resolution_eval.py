@@ -6,7 +6,7 @@ photo bytes: decode the JPEG at some long side (the codec's DCT scaling where it
 (one-set readings and weak boxes), lay out, repair and score, looking again at a doubtful
 reading (vision.analyze.read_hand). For each rule it counts the photos whose total equals the
 scene's true total, the hand's tiles the detector got wrong (missed, misread, extra: counted as
-vision.analyze_eval counts them, weak boxes aside) and the process CPU time per photo (decode + detect + layout:
+training.analyze_eval counts them, weak boxes aside) and the process CPU time per photo (decode + detect + layout:
 `time.process_time`, so onnxruntime's threads count too).
 
 A rule is a fixed long side in pixels (`1000`: a 4000 px JPEG decodes at 1/4 natively; `2000`:
@@ -103,8 +103,8 @@ def read_by_rule(
 def read_photo_total(detector, data: bytes, rule: str, context: dict, boxes: list[dict]) -> dict:
     """The total read from the photo at `rule` (None: no winning hand), the CPU seconds for
     decode + detect + layout, the long side analysed, and the hand's tiles the detector got
-    wrong (`boxes`: the scene's true boxes in pixels of the photo; vision.analyze_eval)."""
-    from vision.analyze_eval import detection_errors
+    wrong (`boxes`: the scene's true boxes in pixels of the photo; training.analyze_eval)."""
+    from training.analyze_eval import detection_errors
     from vision.decode import probe_image
 
     began = time.process_time()

@@ -45,7 +45,7 @@ def class_probabilities(checkpoint: str | Path, contexts: np.ndarray, threads: i
     would cut for the exact box, as validation reads them)."""
     import torch
 
-    from vision.train_classifier import _outputs, build_model, input_wh, probabilities
+    from training.classifier import _outputs, build_model, input_wh, probabilities
 
     torch.set_num_threads(threads)
     saved = torch.load(str(checkpoint), map_location="cpu", weights_only=False)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from vision.boxes import iou_matrix
-from vision.evaluate import evaluate
+from training.evaluate import evaluate
 
 
 def _tile(code, x, score=None):
@@ -97,7 +97,7 @@ def test_ignore_regions_are_neither_asked_for_nor_held_against_the_detector():
 
 
 def test_disagreements_list_the_tiles_found_unlabelled_and_the_labels_no_box_covers():
-    from vision.evaluate import disagreements
+    from training.evaluate import disagreements
 
     loose = {"tile": "B5", "box": [-2.5, -3.5, 12.5, 17.5]}  # a loose label on the tile at 0: IoU 0.44
     off = {"tile": "W1", "box": [200, 0, 210, 14]}  # a label where no tile was found
@@ -119,7 +119,7 @@ def _right_and_wrong(n_right: int, n_wrong: int) -> list:
 
 
 def test_the_exact_share_gets_an_interval_over_its_source_photos():
-    from vision.evaluate import format_report
+    from training.evaluate import format_report
 
     # 21 of 30 images right: as 30 photos of their own, and as 10 photos in three copies each
     pairs = _right_and_wrong(21, 9)
@@ -169,7 +169,7 @@ def test_map_ranks_weak_boxes_and_other_candidates_that_the_answer_leaves_out():
 
 
 def test_a_weak_box_is_no_disagreement_and_a_one_set_reading_ranks_its_own_tile():
-    from vision.evaluate import disagreements, hypotheses
+    from training.evaluate import disagreements, hypotheses
 
     weak = {**_tile("F1", 60, 0.05), "weak": True}
     assert disagreements([_tile("B5", 0)], [_tile("B5", 0, 0.9), weak]) == {"unlabelled": [], "unfound": []}
