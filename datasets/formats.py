@@ -267,7 +267,7 @@ def write_yolo(dataset: list[dict], directory: str | Path, copy_images: bool = T
                 raise DatasetError(f"image not found: {rec['file']}")
             _place_image(rec["file"], root / "images" / name)
         lines = yolo_label_lines(rec)
-        (root / "labels" / Path(name).with_suffix(".txt")).write_text("".join(l + "\n" for l in lines))
+        (root / "labels" / Path(name).with_suffix(".txt")).write_text("".join(line + "\n" for line in lines))
     write_data_yaml(root)
     return root
 

@@ -14,9 +14,11 @@ import sys
 COMMAND_MODULES = [
     "scoring.cli",
     "datasets.cli",
+    "vision.cli",
     "training.cli",
     "api.cli",
     "vision.analyze_cli",
+    "training.pipeline_eval_cli",
     "api.label_cli",
 ]
 

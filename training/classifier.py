@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.classes import NOT_A_TILE
 from training.crops import augment, centre_crop, context_wh_for
+from vision.classes import NOT_A_TILE
 
 PAD = 0.08
 OUTPUTS = NOT_A_TILE + 1  # the 43 classes and "not a tile"

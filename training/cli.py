@@ -1,4 +1,4 @@
-"""Detector commands: `fanshot detect`, `fanshot eval`, `fanshot bench-detect`, `fanshot train`."""
+"""Training and evaluation commands: `fanshot eval`, `fanshot bench-detect`, `fanshot train STAGE`."""
 from __future__ import annotations
 
 import json
@@ -6,21 +6,13 @@ import sys
 from pathlib import Path
 
 from fanshot.args import positive_int, unit_share
-from vision.detector import DETECT_MAX_SIDE, VIEW_FLIPS, detect_photo
-from training.evaluate import RANK_FLOOR
 from training.classifier import ARCHES, input_wh
+from training.evaluate import RANK_FLOOR
 from training.hard import UNSURE_BELOW
+from vision.detector import DETECT_MAX_SIDE, VIEW_FLIPS
 
 
 def register(subparsers) -> None:
-    detect = subparsers.add_parser("detect", help="find and name the tiles in photos")
-    detect.add_argument("photos", nargs="+", metavar="PHOTO")
-    detect.add_argument("--json", action="store_true", help="one JSON line per image")
-    detect.add_argument("--model-dir", default=None, help="folder with model.json (default: models/)")
-    detect.add_argument("--one-set", action="store_true",
-                        help="read each photo as one tile set can hold it (at most 4 of a tile, 1 of each flower)")
-    detect.set_defaults(func=_detect)
-
     evaluate = subparsers.add_parser("eval", help="detector metrics on a YOLO-format dataset")
     evaluate.add_argument("--data", required=True, help="YOLO folder (data.yaml, images/, labels/)")
     evaluate.add_argument("--list", default=None, help="only the images named in this file (e.g. val.txt)")
@@ -164,29 +156,7 @@ def _load_detector(model_dir, conf: float | None = None):
         detector.finder_conf = conf
         return detector
     except ModelNotFoundError as exc:
-        raise SystemExit(_fail(str(exc)))
-
-
-def _detect(args) -> int:
-    from vision.decode import ImageError
-
-    detector = _load_detector(args.model_dir)
-    status = 0
-    for photo in args.photos:
-        try:
-            result = {"image": photo, **detect_photo(detector, Path(photo).read_bytes(), one_set=args.one_set)}
-        except OSError as exc:
-            status = _fail(f"{photo}: cannot read: {exc.strerror or exc}")
-            continue
-        except ImageError as exc:
-            status = _fail(f"{photo}: {exc.code}: {exc.message}")
-            continue
-        if args.json:
-            print(json.dumps(result, ensure_ascii=False), flush=True)
-        else:
-            tiles = " ".join(d["tile"] for d in result["detections"]) or "(no tiles)"
-            print(f"{photo} ({result['width']}x{result['height']}): {len(result['detections'])} tiles: {tiles}")
-    return status
+        raise SystemExit(_fail(str(exc))) from None
 
 
 def _eval(args) -> int:
@@ -369,8 +339,8 @@ def _train_export(args) -> int:
 
 @_training
 def _train_quantize(args) -> int:
-    from vision.detector import ModelNotFoundError
     from training.quantize import QuantizeError, quantize_classifier
+    from vision.detector import ModelNotFoundError
 
     try:
         print(json.dumps(quantize_classifier(args.model_dir, args.images, per_source=args.per_source)))

@@ -4,10 +4,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from vision.classes import CLASSES
-from vision.detector import MODEL_JSON, TURN_ROWS, VIEW_FLIPS, WINDOW_BELOW, WINDOW_GRID, WINDOW_MIRROR, WINDOW_OVERLAP
 from training.classifier import PAD, export_classifier
 from training.finder import export_finder
+from vision.classes import CLASSES
+from vision.detector import MODEL_JSON, TURN_ROWS, VIEW_FLIPS, WINDOW_BELOW, WINDOW_GRID, WINDOW_MIRROR, WINDOW_OVERLAP
 
 FINDER_FILE = "finder.onnx"
 CLASSIFIER_FILE = "classifier.onnx"

@@ -78,8 +78,13 @@ def quantize_classifier(model_dir: str | Path, sources: list[str | Path], per_so
                         seed: int = 0) -> dict:
     """Replace MODEL_DIR's classifier.onnx by its int8 version calibrated on `per_source` images of
     each source; records how in model.json (classifier.quantized). Returns that record."""
-    from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat,
-                                          QuantType, quantize_static)
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        CalibrationMethod,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
     if per_source < 1:

@@ -103,6 +103,7 @@ def example_name(seed: int, index: int) -> str:
 def _write(job) -> int:
     out, seed, index, long_sides, families, quality_range = job
     import cv2
+
     from datasets.formats import yolo_label_lines
     example = make_example(seed, index, long_sides, families)
     name = example_name(seed, index)
@@ -153,6 +154,7 @@ def generate(out: str | Path, n: int, seed: int, start: int = 0, workers: int = 
     """Write images start..start+n-1 of `seed` into `out`; returns {"images", "boxes", "seconds",
     "notes"} (notes: `check_art`'s)."""
     from tqdm import tqdm
+
     from datasets.formats import write_data_yaml
     _scorer()  # fail early and clearly
     notes = check_art()

@@ -31,7 +31,7 @@ def _hand_tiles(hand):
 
 
 def test_boxes_are_the_tight_boxes_of_the_rendered_tiles():
-    for hand, scene in _scenes():
+    for _hand, scene in _scenes():
         inst = scene["instances"]
         assert scene["image"].shape[:2] == inst.shape
         assert scene["tiles"], "a scene without labelled tiles"
@@ -57,7 +57,7 @@ def test_a_stray_cut_by_the_frame_is_an_ignore_region():
     """`shown`: the share of the tile in the photo. A tile clear of the frame's edges shows whole;
     a stray cut below CUT_BELOW is an ignore region, every other tile a label."""
     cut = whole = 0
-    for hand, scene in _scenes(12):
+    for _hand, scene in _scenes(12):
         h, w = scene["instances"].shape
         for t in scene["tiles"]:
             x1, y1, x2, y2 = t["box"]
@@ -70,7 +70,7 @@ def test_a_stray_cut_by_the_frame_is_an_ignore_region():
 
 
 def test_every_hand_tile_is_drawn_once_with_its_role():
-    for hand, scene in _scenes():
+    for _hand, scene in _scenes():
         drawn = scene["hand"]
         hand_boxes = [t for t in scene["tiles"] if t["role"] != "stray"]
         assert len(hand_boxes) == len(_hand_tiles(drawn))

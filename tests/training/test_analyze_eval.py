@@ -89,7 +89,7 @@ def test_analyze_eval_prints_the_share_right_of_the_scenes_that_show_every_tile(
     assert main(["analyze-eval", "--n", "2", "--seed", str(FRESH_SEEDS + 651), "--long-side", "640"]) == 0
     out = capsys.readouterr().out
     assert "concealed kong of four backs (its tile not in the photo): 1;" in out
-    [line] = [l for l in out.splitlines() if l.startswith("the other scenes")]
+    [line] = [s for s in out.splitlines() if s.startswith("the other scenes")]
     assert line.startswith("the other scenes (every tile of the hand in the photo): ") and "/1 = " in line
 
 

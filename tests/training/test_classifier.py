@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from vision.classes import CLASS_ID
 from training.classifier import sampling_weights
 from training.crops import CONTEXT_WH, augment
+from vision.classes import CLASS_ID
 
 
 def test_each_source_is_drawn_with_its_share_and_classes_balanced_inside_it():

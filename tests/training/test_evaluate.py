@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.boxes import iou_matrix
 from training.evaluate import evaluate
+from vision.boxes import iou_matrix
 
 
 def _tile(code, x, score=None):

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import pytest
 
 from fanshot.cli import main
-from vision import train_hard
+from training import hard as train_hard
 from training.hard import cut_strays, hard
 
 

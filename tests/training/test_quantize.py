@@ -14,9 +14,8 @@ onnx = pytest.importorskip("onnx")
 
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
+from training.quantize import QuantizeError, calibration_images, quantize_classifier, record_classifier_inputs  # noqa: E402
 from vision.detector import DEFAULT_MODEL_DIR, Detector  # noqa: E402
-from training.quantize import (QuantizeError, calibration_images, quantize_classifier,  # noqa: E402
-                                   record_classifier_inputs)
 
 PHOTOS = Path(__file__).resolve().parent.parent / "data" / "detector"
 

@@ -11,8 +11,8 @@ import pytest
 from PIL import Image
 
 from fanshot.cli import main
-from vision.decode import decode_image
 from training.resolution_eval import evaluate, format_summary, wide_shot
+from vision.decode import decode_image
 
 API_DATA = Path(__file__).resolve().parent.parent / "api" / "data"
 RECORD = json.loads((API_DATA / "synth_hand.json").read_text(encoding="utf-8"))  # a 1600 x 1200 synth scene
