@@ -13,6 +13,7 @@ Accepted spellings (case-insensitive):
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from vision.classes import CLASS_ID, CLASSES
 
@@ -49,7 +50,7 @@ _ALIASES: dict[str, str] = {
     "梅": "H5", "兰": "H6", "蘭": "H6", "竹": "H7", "菊": "H8",
 }
 
-_PATTERNS: list[tuple[re.Pattern, callable]] = [
+_PATTERNS: list[tuple[re.Pattern, Callable[[re.Match], str]]] = [
     # riichi: 1m, 0p (red five), 5z
     (re.compile(r"^([0-9])([msp])$"), lambda m: f"{_SUIT_LETTERS[m[2]]}{int(m[1]) or 5}"),
     (re.compile(r"^([1-7])z$"), lambda m: _RIICHI_HONOURS[int(m[1])]),

@@ -38,8 +38,8 @@ def _affine(a: tuple, b: tuple) -> tuple[np.ndarray | None, int]:
     good = [p[0] for p in pairs if len(p) == 2 and p[0].distance < RATIO_TEST * p[1].distance]
     if len(good) < 3:
         return None, 0
-    src = np.float32([ka[m.queryIdx].pt for m in good])
-    dst = np.float32([kb[m.trainIdx].pt for m in good])
+    src = np.array([ka[m.queryIdx].pt for m in good], np.float32)
+    dst = np.array([kb[m.trainIdx].pt for m in good], np.float32)
     matrix, inliers = cv2.estimateAffine2D(src, dst, ransacReprojThreshold=3, maxIters=5000, confidence=0.999)
     return matrix, int(inliers.sum()) if inliers is not None else 0
 
@@ -47,7 +47,7 @@ def _affine(a: tuple, b: tuple) -> tuple[np.ndarray | None, int]:
 def register(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray | None, int]:
     """The affine map (2x3) from grey image `a`'s pixels to `b`'s, `a` mirrored or not, and its
     inlier count; (None, 0) when nothing matches."""
-    sift = cv2.SIFT_create(4000)
+    sift = cv2.SIFT_create(4000)  # type: ignore[attr-defined]
     fb = sift.detectAndCompute(b, None)
     matrix, inliers = _affine(sift.detectAndCompute(a, None), fb)
     mirrored, mirrored_inliers = _affine(sift.detectAndCompute(cv2.flip(a, 1), None), fb)
@@ -94,12 +94,13 @@ def compare_copies(records: list[dict]) -> list[dict]:
     rows = []
     for source, copies in sorted(groups.items()):
         grey = {r["file"]: cv2.imread(str(r["file"]), cv2.IMREAD_GRAYSCALE) for r in copies}
-        ratios = {r["file"]: [] for r in copies}
-        agreement = {r["file"]: [] for r in copies}
+        ratios: dict[str, list[float]] = {r["file"]: [] for r in copies}
+        agreement: dict[str, list[float]] = {r["file"]: [] for r in copies}
         for a, b in itertools.combinations(copies, 2):
-            if grey[a["file"]] is None or grey[b["file"]] is None or not _median_area(a) or not _median_area(b):
+            grey_a, grey_b = grey[a["file"]], grey[b["file"]]
+            if grey_a is None or grey_b is None or not _median_area(a) or not _median_area(b):
                 continue
-            matrix, inliers = register(grey[a["file"]], grey[b["file"]])
+            matrix, inliers = register(grey_a, grey_b)
             if matrix is None or inliers < MIN_INLIERS:
                 continue
             scale = abs(float(np.linalg.det(matrix[:, :2])))

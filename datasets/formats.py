@@ -169,7 +169,7 @@ def parse_yolo_lines(text: str, n_classes: int, source: str) -> list[tuple[int, 
         if not (len(fields) == 4 or polygon) or not 0 <= cls < n_classes:
             raise DatasetError(f"{source}:{n}: bad YOLO line {line!r} (expected 'class cx cy w h' or a "
                                f"polygon 'class x1 y1 x2 y2 x3 y3 ...', class 0-{n_classes - 1})")
-        boxes.append((cls, polygon_box(fields) if polygon else fields))
+        boxes.append((cls, polygon_box(fields) if polygon else (fields[0], fields[1], fields[2], fields[3])))
     return boxes
 
 
@@ -178,7 +178,8 @@ def polygon_box(fields: tuple[str, ...]) -> tuple[str, str, str, str]:
     xs = [min(1.0, max(0.0, float(v))) for v in fields[0::2]]
     ys = [min(1.0, max(0.0, float(v))) for v in fields[1::2]]
     x1, x2, y1, y2 = min(xs), max(xs), min(ys), max(ys)
-    return tuple(f"{v:.6f}" for v in ((x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1))
+    cx, cy, w, h = (f"{v:.6f}" for v in ((x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1))
+    return cx, cy, w, h
 
 
 def read_yolo(directory: str | Path) -> list[dict]:
@@ -351,7 +352,8 @@ def _json_id(value, where: str):
 def to_coco(dataset: list[dict], image_root: str | Path | None = None) -> dict:
     """The COCO dict of a dataset: category id = class id + 1 (0 stays free, as COCO tools expect)."""
     _check(dataset)
-    images, annotations = [], []
+    images: list[dict] = []
+    annotations: list[dict] = []
     for image_id, rec in enumerate(dataset, 1):
         images.append({"id": image_id, "file_name": _stored_name(rec["file"], image_root),
                        "width": rec["width"], "height": rec["height"]})

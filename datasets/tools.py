@@ -195,8 +195,8 @@ def contact_sheet(dataset: list[dict], out: str | Path, per_class: int = 12, cla
     for c in rows:
         draw.text((4, row_of[c] * (ch + 2) + ch // 2 - 8), c, fill=(255, 255, 255), font=font)
     for file, items in by_file.items():
-        with Image.open(file) as im:
-            im = im.convert("RGB")
+        with Image.open(file) as opened:
+            im = opened.convert("RGB")
             for c, k, (x1, y1, x2, y2) in items:
                 crop = im.crop((int(x1), int(y1), int(np.ceil(x2)), int(np.ceil(y2))))
                 crop = ImageOps.contain(crop, (cw, ch))
@@ -215,10 +215,10 @@ def image_sheet(dataset: list[dict], out: str | Path, n: int = 16, cols: int = 4
     rows = (len(chosen) + cols - 1) // cols
     sheet = Image.new("RGB", (cols * cell, rows * cell), (20, 20, 20))
     for k, rec in enumerate(chosen):
-        with Image.open(rec["file"]) as im:
-            im = im.convert("RGB")
+        with Image.open(rec["file"]) as opened:
+            im = opened.convert("RGB")
             scale = min(cell / im.width, cell / im.height)
-            small = im.resize((max(1, round(im.width * scale)), max(1, round(im.height * scale))), Image.LANCZOS)
+            small = im.resize((max(1, round(im.width * scale)), max(1, round(im.height * scale))), Image.Resampling.LANCZOS)
         if draw_boxes:
             d = ImageDraw.Draw(small)
             for b in rec["boxes"]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -15,12 +16,12 @@ DEFAULT_PHOTO = Path(__file__).resolve().parent.parent / "tests" / "data" / "det
 def phone_jpeg(source: Path, long_side: int = 4000, quality: int = 92) -> bytes:
     """A 12 MP JPEG made in memory from `source`: 4:3 in the source's own orientation (4000x3000,
     or 3000x4000 for a portrait source), scaled to cover it and cropped in the centre."""
-    with Image.open(source) as image:
-        image = image.convert("RGB")
+    with Image.open(source) as opened:
+        image = opened.convert("RGB")
         short = long_side * 3 // 4
         size = (long_side, short) if image.width >= image.height else (short, long_side)
         scale = max(size[0] / image.width, size[1] / image.height)
-        image = image.resize((round(image.width * scale), round(image.height * scale)), Image.BICUBIC)
+        image = image.resize((round(image.width * scale), round(image.height * scale)), Image.Resampling.BICUBIC)
         left, top = (image.width - size[0]) // 2, (image.height - size[1]) // 2
         image = image.crop((left, top, left + size[0], top + size[1]))
     buffer = io.BytesIO()
@@ -60,7 +61,7 @@ def bench(photo: Path | None, runs: int, detector, max_side: int) -> list[tuple[
         names = [source.stem for source in sources]
     else:
         datas, names = [Path(photo).read_bytes()], [Path(photo).name]
-    read = [read_photo(detector, data, first_side=max_side) for data in datas]
+    read: list[tuple[np.ndarray, Any]] = [read_photo(detector, data, first_side=max_side) for data in datas]
     full = decode_image(datas[0])
     small = np.asarray(Image.fromarray(full).resize((640, round(640 * full.shape[0] / full.shape[1]))))
     what = f"{full.shape[1]}x{full.shape[0]} JPEG" if len(datas) == 1 else f"12 MP JPEGs ({len(datas)} test photos)"

@@ -165,10 +165,10 @@ def train_classifier(
     counts = np.bincount(labels, minlength=OUTPUTS)
     print(f"training crops: {len(labels)}; per class min {counts[:NOT_A_TILE].min()} max {counts.max()}; "
           f"not a tile {counts[NOT_A_TILE]}", flush=True)
-    val_contexts = val_labels = None
+    val_set: tuple[np.ndarray, np.ndarray] | None = None
     if val_npz:
         val = np.load(val_npz)
-        val_contexts, val_labels = val["crops"], val["labels"]
+        val_set = val["crops"], val["labels"]
 
     weights = sampling_weights(labels, sources, shares)
 
@@ -211,8 +211,8 @@ def train_classifier(
             seen += batch
             loss_sum += float(loss.detach()) * batch
         record = {"epoch": epoch + 1, "loss": round(loss_sum / seen, 4), "seconds": round(time.time() - began, 1)}
-        if val_contexts is not None:
-            record["val_accuracy"], _ = _evaluate(model, val_contexts, val_labels, out_wh)
+        if val_set is not None:
+            record["val_accuracy"], _ = _evaluate(model, *val_set, out_wh)
         history.append(record)
         print(json.dumps(record), flush=True)
         score = record.get("val_accuracy", -record["loss"])

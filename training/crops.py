@@ -138,6 +138,14 @@ def _paste(background: np.ndarray, tile_rgba: np.ndarray, x: int, y: int, w: int
     background[y : y + h, x : x + w] = (tile[..., :3] * alpha + region * (1 - alpha)).astype(np.uint8)
 
 
+def _read_rgba(path: Path) -> np.ndarray:
+    """A PNG with its alpha channel, as RGBA."""
+    bgra = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    if bgra is None:
+        raise OSError(f"{path}: cannot read the image")
+    return cv2.cvtColor(bgra, cv2.COLOR_BGRA2RGBA)
+
+
 def fluffystuff_tiles(art_dir: Path = FLUFFY_DIR) -> list[tuple[str, np.ndarray]]:
     """(code, RGBA tile) for every face of both FluffyStuff styles (face over Front.png), and Back.png."""
     tiles = []
@@ -145,18 +153,18 @@ def fluffystuff_tiles(art_dir: Path = FLUFFY_DIR) -> list[tuple[str, np.ndarray]
         folder = art_dir / style
         if not (folder / "Front.png").is_file():
             continue
-        front = cv2.cvtColor(cv2.imread(str(folder / "Front.png"), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGRA2RGBA)
+        front = _read_rgba(folder / "Front.png")
         for path in sorted(folder.glob("*.png")):
             code = path.stem
             if code in CLASS_ID and code != "BACK":
-                face = cv2.cvtColor(cv2.imread(str(path), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGRA2RGBA)
+                face = _read_rgba(path)
                 alpha = face[..., 3:4].astype(np.float32) / 255.0
                 tile = front.copy()
                 tile[..., :3] = (face[..., :3] * alpha + front[..., :3] * (1 - alpha)).astype(np.uint8)
                 tiles.append((code, tile))
         back = folder / "Back.png"
         if back.is_file():
-            tiles.append(("BACK", cv2.cvtColor(cv2.imread(str(back), cv2.IMREAD_UNCHANGED), cv2.COLOR_BGRA2RGBA)))
+            tiles.append(("BACK", _read_rgba(back)))
     return tiles
 
 
@@ -233,7 +241,9 @@ def augment(
         crop = cv2.GaussianBlur(crop, (3, 3), rng.uniform(0.3, 1.2))
     if rng.random() < 0.3:
         ok, encoded = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(25, 90))])
-        crop = cv2.imdecode(encoded, cv2.IMREAD_UNCHANGED)
+        decoded = cv2.imdecode(encoded, cv2.IMREAD_UNCHANGED)
+        if decoded is not None:
+            crop = decoded
     return crop
 
 

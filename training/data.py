@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 import yaml
 
@@ -151,8 +152,8 @@ def build_finder_data(
     real: str | Path,
     out: str | Path,
     *,
-    synth_train: list[Source] = (),
-    synth_val: list[Source] = (),
+    synth_train: Sequence[Source] = (),
+    synth_val: Sequence[Source] = (),
     real_repeat: int = 1,
 ) -> dict:
     """Write the merged one-class dataset to OUT; returns counts (train/val images, real/synthetic)."""

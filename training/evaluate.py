@@ -99,10 +99,11 @@ def evaluate(pairs: list[tuple[list[dict], list[dict]]], top_confusions: int = 1
     interval from resampling the source photos (`exact_interval`, `exact_interval_over`).
     mAP ranks `hypotheses(predictions)`; `map50_answer` is mAP50 over the answer alone (one tile
     per box, none weak: the figure `fanshot eval` gave until 2 Dec 2026)."""
-    n_truth = Counter()
+    n_truth: Counter = Counter()
     thresholds = (LOOSE_IOU, *IOU_THRESHOLDS)
-    per_threshold = {t: {c: ([], []) for c in CLASSES} for t in (*thresholds, "answer")}
-    found = Counter()
+    per_threshold: dict[float | str, dict[str, tuple[list, list]]] = {
+        t: {c: ([], []) for c in CLASSES} for t in (*thresholds, "answer")}
+    found: Counter = Counter()
     tp50 = n_pred = n_weak = n_ranked = located = 0
     confusions: Counter = Counter()
     regions = left_out = 0
@@ -202,7 +203,7 @@ def disagreements(truth: list[dict], predicted: list[dict], iou: float = LOOSE_I
 
 
 def detect_dataset(
-    records: list[dict], detector, max_side: int | None, one_set: bool = False, rank_floor: float | None = RANK_FLOOR
+    records: list[dict], detector, max_side: int, one_set: bool = False, rank_floor: float | None = RANK_FLOOR
 ) -> list[tuple[list[dict], list[dict]]]:
     """Run the detector on every record's image as `fanshot detect` does (vision.detector.detect_photo);
     boxes in stored pixels. With `one_set` each image's readings are those one tile set can hold.

@@ -23,7 +23,7 @@ import json
 import random
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -95,7 +95,8 @@ def read_by_rule(
     if rule == "photo":
         from vision.detector import read_photo
 
-        return read_photo(detector, data, read)
+        rgb, reading = read_photo(detector, data, read)
+        return rgb, cast(tuple[list[dict], dict], reading)
     rgb = decode_image(data) if rule == "full" else decode_image(data, max_side=int(rule))
     return rgb, read(rgb)
 
@@ -139,7 +140,7 @@ def evaluate(
     """Per rule: photos, totals right, CPU ms per photo (mean, p95), median long side analysed;
     and per photo the totals read."""
     scenes = load_scenes(folder, limit)
-    per_rule = {rule: {"right": 0, "cpu": [], "sides": [], "photos_with_tile_errors": 0, "crashes": [],
+    per_rule: dict[str, dict[str, Any]] = {rule: {"right": 0, "cpu": [], "sides": [], "photos_with_tile_errors": 0, "crashes": [],
                        "tile_errors": {"missed": 0, "misread": 0, "extra": 0}} for rule in rules}
     photos = []
     for i, (image, record) in enumerate(scenes):

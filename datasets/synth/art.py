@@ -21,7 +21,7 @@ CACHE_DIR = Path(os.environ.get("FANSHOT_CACHE", Path.home() / ".cache" / "fansh
 
 # KDE element ids per tile code (checked by eye: ROD = dots, BAMBOO = bamboo,
 # DRAGON_1 = white, WIND_3 = east, FLOWER_3 = chrysanthemum, FLOWER_4 = bamboo).
-KDE_IDS = {**{f"W{i}": f"CHARACTER_{i}" for i in range(1, 10)},
+KDE_IDS: dict[str, str | None] = {**{f"W{i}": f"CHARACTER_{i}" for i in range(1, 10)},
            **{f"T{i}": f"BAMBOO_{i}" for i in range(1, 10)},
            **{f"B{i}": f"ROD_{i}" for i in range(1, 10)},
            "F1": "WIND_3", "F2": "WIND_2", "F3": "WIND_4", "F4": "WIND_1",
@@ -33,7 +33,7 @@ KDE_IDS = {**{f"W{i}": f"CHARACTER_{i}" for i in range(1, 10)},
 # Where a set departs from that (checked by eye on its labels and corner numbers): the classic
 # set draws the orchid as FLOWER_1 and the plum as FLOWER_2; the traditional set's SEASON_4 has
 # only the word "WIN" (its picture does not render), so the procedural winter face is used.
-KDE_SET_IDS = {"classic": {"H5": "FLOWER_2", "H6": "FLOWER_1"}, "traditional": {"H4": None}}
+KDE_SET_IDS: dict[str, dict[str, str | None]] = {"classic": {"H5": "FLOWER_2", "H6": "FLOWER_1"}, "traditional": {"H4": None}}
 
 
 def trim(rgba: np.ndarray, threshold: int = 12) -> np.ndarray | None:

@@ -35,7 +35,7 @@ def blur(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         kernel = np.zeros((k, k), np.float32)
         kernel[k // 2, :] = 1
         rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1)
-        kernel = cv2.warpAffine(kernel, rot, (k, k))
+        kernel = cv2.warpAffine(kernel, rot, (k, k))  # type: ignore[assignment]
         kernel /= max(kernel.sum(), 1e-6)
         img = cv2.filter2D(img, -1, kernel)
     return img
@@ -54,7 +54,7 @@ def light_and_noise(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if rng.random() < 0.75:
         sigma = rng.uniform(1.5, 7) if rng.random() < 0.85 else rng.uniform(7, 12)
         n = rng.standard_normal(((h + 1) // 2, (w + 1) // 2), dtype=np.float32) * sigma
-        pos, neg = cv2.convertScaleAbs(cv2.max(n, 0.0)), cv2.convertScaleAbs(cv2.min(n, 0.0))
+        pos, neg = cv2.convertScaleAbs(cv2.max(n, 0.0)), cv2.convertScaleAbs(cv2.min(n, 0.0))  # type: ignore[call-overload]
         up = cv2.resize(cv2.merge([pos, pos, pos]), (w, h), interpolation=cv2.INTER_NEAREST)
         down = cv2.resize(cv2.merge([neg, neg, neg]), (w, h), interpolation=cv2.INTER_NEAREST)
         out = cv2.subtract(cv2.add(out, up), down)

@@ -290,8 +290,8 @@ def render_scene(hand: dict, seed, size: tuple[int, int] = (1280, 960),
     props.draw_props(table, rng, keep_out, tw / bq)
     sprites = [_sprite_for(it, style, px, rng) for it in all_items]
     places = [_place(it, a.shape, dims, tw, ox, oy) for it, (_, a) in zip(all_items, sprites)]
-    rects = [(x, y, x + a.shape[1], y + a.shape[0]) for (_, a), (x, y) in zip(sprites, places)]
-    rects = [r if r[2] > 0 and r[3] > 0 and r[0] < cw and r[1] < ch else None for r in rects]
+    whole = [(x, y, x + a.shape[1], y + a.shape[0]) for (_, a), (x, y) in zip(sprites, places)]
+    rects = [r if r[2] > 0 and r[3] > 0 and r[0] < cw and r[1] < ch else None for r in whole]
     _cast_shadows(table, [[v / bq for v in r] for r in rects if r], tw / bq, rng)
     half = np.diag([1 / bq, 1 / bq, 1.0]) @ m_canvas @ np.diag([bq, bq, 1.0])
     image = cv2.warpPerspective(table, half, ((w_img + 1) // bq, (h_img + 1) // bq), flags=cv2.INTER_LINEAR,

@@ -13,6 +13,7 @@ import functools
 import random
 import subprocess
 from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
@@ -30,10 +31,16 @@ KDE_EXCLUDED = {"alphabet", "egypt"}  # letters and Egyptian pictures, not mahjo
 BACK_CONTRAST = 130
 
 
+class Faces(Protocol):
+    """A tile art: the RGBA glyph of a code, or None where the art has none."""
+
+    def glyph(self, code: str, red_five: bool = False) -> np.ndarray | None: ...
+
+
 @dataclass
 class TileStyle:
     name: str
-    faces: object                     # .glyph(code) -> RGBA array or None
+    faces: Faces
     fallback: ProceduralFaces         # draws what `faces` lacks (flowers for FluffyStuff, ...)
     plate: tuple                      # face colour
     back: tuple                       # back layer colour
@@ -106,7 +113,7 @@ def _drawn_style(rng: random.Random, families: list[str] | None, cache: dict | N
     fallback = cache[proc_seed]
     plate = rng.choice(IVORY)
     back = rng.choice(BACK_COLOURS)
-    kw = dict(front_share=rng.uniform(0.35, 0.75), radius=rng.uniform(0.06, 0.16),
+    kw: dict[str, Any] = dict(front_share=rng.uniform(0.35, 0.75), radius=rng.uniform(0.06, 0.16),
               margin=rng.uniform(0.05, 0.12), stretch=rng.uniform(0.88, 1.12),
               sheen=round(rng.choice([0.0, 0.0, rng.uniform(0.04, 0.2)]), 2))
     if family == "procedural":
