@@ -23,8 +23,8 @@ OUTPUTS = NOT_A_TILE + 1  # the 43 classes and "not a tile"
 
 ARCHES = {
     # name: (channels of the four blocks, extra 3x3 conv in blocks 3 and 4, input width x height)
-    "s": ((24, 48, 96, 128), False, (40, 56)),  # ~0.3 M parameters, ~17 M multiply-adds (cls-1)
-    "m": ((32, 64, 96, 128), True, (40, 56)),   # ~0.5 M parameters, ~40 M multiply-adds (cls-3, cls-4)
+    "s": ((24, 48, 96, 128), False, (40, 56)),  # ~0.3 M parameters, ~17 M multiply-adds
+    "m": ((32, 64, 96, 128), True, (40, 56)),   # ~0.5 M parameters, ~40 M multiply-adds
     "m64": ((32, 64, 96, 128), True, (48, 64)),  # m on the whole 48x64 box a context crop keeps, ~55 M
     "m96": ((32, 64, 96, 128), True, (72, 96)),  # m64 at 1.5x the resolution (crops cut with --arch m96), ~125 M
 }
@@ -231,7 +231,7 @@ def train_classifier(
 
 
 def _outputs(weights: dict) -> int:
-    """How many classes a checkpoint's model names (43: before "not a tile")."""
+    """How many classes a checkpoint's model names (43: a checkpoint without "not a tile")."""
     return int(weights[[k for k in weights if k.endswith(".weight")][-1]].shape[0])
 
 

@@ -26,7 +26,7 @@ from vision.classes import CLASSES
 IOU_THRESHOLDS = np.linspace(0.5, 0.95, 10)
 # mAP30: boxes matched at IoU 0.3. Beside mAP50 it tells box fit from finding and naming: labels
 # looser than the tiles (real-chinese-v4's rotated copies: boxes around the turned polygon) fail
-# IoU 0.5 on tiles read right (its val: mAP50 0.765, mAP30 0.935 with m22)
+# IoU 0.5 on tiles read right
 LOOSE_IOU = 0.3
 IGNORE_OVERLAP = 0.5  # a prediction lies on an ignore region when this share of its box is inside it
 # the finder score from which boxes are ranked for mAP (ultralytics' val ranks from conf 0.001)
@@ -98,7 +98,7 @@ def evaluate(pairs: list[tuple[list[dict], list[dict]]], top_confusions: int = 1
     of each image (copies of one photo share it): the share of images exactly right then has a 95%
     interval from resampling the source photos (`exact_interval`, `exact_interval_over`).
     mAP ranks `hypotheses(predictions)`; `map50_answer` is mAP50 over the answer alone (one tile
-    per box, none weak: the figure `fanshot eval` gave until 2 Dec 2026)."""
+    per box, none weak)."""
     n_truth: Counter = Counter()
     thresholds = (LOOSE_IOU, *IOU_THRESHOLDS)
     per_threshold: dict[float | str, dict[str, tuple[list, list]]] = {
@@ -169,9 +169,8 @@ INTERVAL_RESAMPLES = 2000
 def exact_interval(right: list[bool], sources: list[str], resamples: int = INTERVAL_RESAMPLES) -> dict:
     """A 95% interval for the share of images exactly right when the images are copies of fewer
     source photos: the sources are drawn again with replacement (`resamples` times, seeded), each
-    bringing all its images, and the 2.5th and 97.5th percentiles of the share are the interval.
-    87 real val images are copies of 29 photos: one photo's three copies move together, so a few
-    images either way between two models is no difference."""
+    bringing all its images, and the 2.5th and 97.5th percentiles of the share are the interval
+    (a photo's copies move together, so a few images either way between two models is no difference)."""
     if len(right) != len(sources):
         raise ValueError(f"{len(sources)} sources for {len(right)} images")
     names = sorted(set(sources))

@@ -153,7 +153,7 @@ def train_finder(
 
 def export_finder(weights: str | Path, out: str | Path, imgsz: int) -> Path:
     """Export a finder checkpoint to ONNX (input 1x3xHxW, raw head output). Height and width are
-    free (since m21): the detector fits the canvas to the photo's shape in multiples of 32, a 4:3
+    free: the detector fits the canvas to the photo's shape in multiples of 32, a 4:3
     photo at IMGSZ x 0.8 IMGSZ instead of a square, as ultralytics validates (`rect`)."""
     offline_environment(DEFAULT_RUNS)
     from ultralytics import YOLO

@@ -1,11 +1,10 @@
 """Hard crops for the classifier (`fanshot train hard-crops`, the `train` extra): the crops of
 crop files that a trained classifier names wrong, or right with less than UNSURE_BELOW, gathered
-into one NPZ that the next run draws more often (cls-17: 5472 of the 225675 crops of synth-v5 and
-synth-v6, mostly BACK, 二/三/五/六萬 and flowers).
+into one NPZ that the next run draws more often.
 
 A stray cut by the frame may show too little to name it: with its dataset (`--data`, the folder
 the crops were cut from, its records in the crops' order) a crop of a stray whose box touches the
-frame is never a hard crop. Sets rendered since 30 Nov 19:00 have no such crops (ignore/).
+frame is never a hard crop. Sets that keep such strays as ignore regions (ignore/) have no such crops.
 """
 from __future__ import annotations
 

@@ -4,10 +4,8 @@ the `train` extra for onnx).
 Static quantization with onnxruntime: weights int8 per output channel in 7 bits (`reduce_range`:
 this machine's AVX2 has no VNNI, and its u8 x s8 products saturate at 8 bits), activations uint8,
 their ranges (min-max) calibrated on the crops the model's own detector cuts from training photos,
-so they are the crops it will see. QOperator format (QLinearConv), every layer. Measured on the
-shipped cls-15 (m17): 24 crops in 18 ms instead of 31 on one core; of 3940 crops m16 cut from 140
-training photos, 25 change their best class (0.6%); analyze-eval, real val and synthetic 500 figures
-in the model card.
+so they are the crops it will see. QOperator format (QLinearConv), every layer. Speed and
+accuracy of the shipped quantized classifier: models/MODEL_CARD.md.
 """
 from __future__ import annotations
 

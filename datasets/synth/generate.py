@@ -63,8 +63,7 @@ def _scorer():
 
 def legal_win(rng: random.Random, random_winning_hand, score_hand) -> dict:
     """A random winning hand worth the rule's minimum without its flowers (MCR: 8), as a player
-    can declare it: hands under it are drawn again from the same `rng` (since 30 Nov 17:50; before,
-    37% of the scenes showed hands no player could declare). Raises SynthError after
+    can declare it: hands under it are drawn again from the same `rng`. Raises SynthError after
     MAX_HAND_DRAWS."""
     for _ in range(MAX_HAND_DRAWS):
         hand = random_winning_hand(rng)

@@ -215,8 +215,7 @@ def _label_boxes(items, rects, areas, inst, m_canvas) -> list[dict]:
     shows (`shown`: under 1 for a tile cut by the frame). A stray cut below CUT_BELOW is marked
     `ignore`: too little of it may show to name it (a character's numeral, a row of dots), so an
     evaluation neither asks for it nor counts a box on it against the detector (an ignore region,
-    as KITTI's DontCare and COCO's crowd boxes). Until 30 Nov 19:00 strays from a fifth shown up
-    were labels, and smaller slivers had no box at all."""
+    as KITTI's DontCare and COCO's crowd boxes)."""
     h_img, w_img = inst.shape
     tiles = []
     for k, (it, rect, area) in enumerate(zip(items, rects, areas)):
