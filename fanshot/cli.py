@@ -17,7 +17,7 @@ COMMAND_MODULES = [
     "vision.cli",
     "api.cli",
     "vision.analyze_cli",
-    "api.label_cli",
+    "api.label.cli",
 ]
 
 

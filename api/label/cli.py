@@ -29,8 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_label(args: argparse.Namespace) -> int:
-    from api.label_errors import LabelError
-    from api.label_store import LabelStore
+    from api.label.errors import LabelError
+    from api.label.store import LabelStore
 
     try:
         store = LabelStore(args.folder)
@@ -47,7 +47,7 @@ def run_label(args: argparse.Namespace) -> int:
 def _prelabel(store, args: argparse.Namespace) -> int:
     import time
 
-    from api.label_errors import LabelError
+    from api.label.errors import LabelError
     from vision.detector import get_detector
 
     try:
@@ -76,8 +76,8 @@ def _prelabel(store, args: argparse.Namespace) -> int:
 
 
 def _export(store, args: argparse.Namespace) -> int:
-    from api.label_export import export_dataset
-    from api.label_errors import LabelError
+    from api.label.errors import LabelError
+    from api.label.export import export_dataset
 
     if not args.out:
         print("fanshot label: --export needs --out", file=sys.stderr)
@@ -96,7 +96,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from api.access import access_note
     from api.app import create_app
-    from api.label_routes import configure_labelling
+    from api.label.state import configure_labelling
     from api.settings import settings_for_command
 
     settings = settings_for_command("fanshot label", args.model_dir)
