@@ -3,8 +3,9 @@ the error has values a client needs to say it in another language (e.g. found / 
 
 `ApiError` is raised by routes; the handlers installed by `install_handlers`
 turn it, validation errors, HTTP errors and any unexpected exception into that
-JSON, so no stack trace ever reaches a client. `error_responses(...)` declares
-the same shape in the OpenAPI schema for each route.
+JSON, so no stack trace ever reaches a client. `error_body` is the same shape for
+the ASGI middleware that answer before any route (body limit, access token).
+`error_responses(...)` declares the shape in the OpenAPI schema for each route.
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from fastapi import FastAPI, Request
 
 from api.label.errors import LabelError
 from api.label.store import LabelStore
-from api.settings import LABEL_DIR_ENV, label_dir_from_env
+from api.settings import LABEL_DIR_ENV, Settings, label_dir_from_env
 
 
 def configure_labelling(app: FastAPI, folder: str | os.PathLike[str], detector: Any = None) -> LabelStore:
@@ -33,8 +33,8 @@ def app_detector(app: FastAPI) -> Any:
         return detector
     from vision.detector import get_detector
 
-    settings = getattr(app.state, "settings", None)
-    return get_detector(getattr(settings, "model_dir", None))
+    settings: Settings | None = getattr(app.state, "settings", None)  # none on an app without the service
+    return get_detector(settings.model_dir if settings is not None else None)
 
 
 def get_store(request: Request) -> LabelStore:

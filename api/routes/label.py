@@ -58,7 +58,7 @@ def list_images(request: Request):
 @router.post("/images", status_code=201, responses=openapi_errors(400, 413, 415, 422, 503))
 async def upload_image(request: Request, file: UploadFile = File(...)):
     """Add an image to the folder (multipart field `file`); refuses non-images with 415, and a form
-    with another field or a second file (dropped unsaid before) with 422 (api.uploads.check_form_fields)."""
+    with another field or a second file (one would be dropped unsaid) with 422 (api.uploads.check_form_fields)."""
     try:
         await check_form_fields(request, frozenset({"file"}))
     except ApiError as exc:  # answered without its params, as every labelling error
