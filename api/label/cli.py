@@ -3,8 +3,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from fanshot.args import port_number
+
+if TYPE_CHECKING:
+    from api.label.store import LabelStore
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,7 +48,7 @@ def run_label(args: argparse.Namespace) -> int:
     return _serve(args)
 
 
-def _prelabel(store, args: argparse.Namespace) -> int:
+def _prelabel(store: LabelStore, args: argparse.Namespace) -> int:
     import time
 
     from api.label.errors import LabelError
@@ -75,7 +79,7 @@ def _prelabel(store, args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _export(store, args: argparse.Namespace) -> int:
+def _export(store: LabelStore, args: argparse.Namespace) -> int:
     from api.label.errors import LabelError
     from api.label.export import export_dataset
 
