@@ -33,7 +33,8 @@ import time
 from http.cookies import CookieError, SimpleCookie
 from urllib.parse import parse_qs
 
-from .middleware import ASGIApp, Receive, Scope, Send, error_body, response_messages
+from .errors import error_body
+from .middleware import ASGIApp, Receive, Scope, Send, response_messages
 
 COOKIE = "fanshot_token"
 COOKIE_DAYS = 30

@@ -14,10 +14,9 @@ from .access import TokenMiddleware
 from .errors import install_handlers
 from .images import ImageStore
 from .inference import Inference, start_worker
-from .label_routes import router as label_router
 from .middleware import AccessLogMiddleware, BodyLimitMiddleware
 from .pool import InferencePool
-from .routes import analyze, detect, health, images, rules, score
+from .routes import analyze, detect, health, images, label, labelstudio, rules, score
 from .settings import Settings
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -65,7 +64,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     for module in (health, rules, score, analyze, detect, images):
         app.include_router(module.router, prefix=API_PREFIX)
-    app.include_router(label_router)  # /label page, /api/v1/label/*, /labelstudio/* (api/label_routes.py)
+    include_labelling(app)
 
     @app.get("/", include_in_schema=False)
     def phone_page() -> FileResponse:
@@ -73,3 +72,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app
+
+
+def include_labelling(app: FastAPI) -> None:
+    """The labelling tool's routes (api/label/): the /label page, /api/v1/label/* and the Label
+    Studio backend at /labelstudio/*."""
+    app.include_router(label.page)
+    app.include_router(label.router, prefix=API_PREFIX)
+    app.include_router(labelstudio.router)

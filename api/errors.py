@@ -3,13 +3,16 @@ the error has values a client needs to say it in another language (e.g. found / 
 
 `ApiError` is raised by routes; the handlers installed by `install_handlers`
 turn it, validation errors, HTTP errors and any unexpected exception into that
-JSON, so no stack trace ever reaches a client. `error_responses(...)` declares
-the same shape in the OpenAPI schema for each route.
+JSON, so no stack trace ever reaches a client. `error_body` is the same shape for
+the ASGI middleware that answer before any route (body limit, access token).
+`error_responses(...)` declares the shape in the OpenAPI schema for each route.
 """
 from __future__ import annotations
 
+import json
 import logging
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -65,6 +68,11 @@ def error_responses(*statuses: int, descriptions: dict[int, str] | None = None) 
     """OpenAPI `responses=` entries for these error statuses, all with ErrorResponse."""
     text = {**_DESCRIPTIONS, **(descriptions or {})}
     return {status: {"model": ErrorResponse, "description": text[status]} for status in statuses}
+
+
+def error_body(code: str, message: str) -> bytes:
+    """The JSON body of an error that ASGI middleware answers itself, before any route."""
+    return json.dumps({"error": {"code": code, "message": message}}).encode()
 
 
 def error_json(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None,
@@ -128,7 +136,12 @@ async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
 
 
 def install_handlers(app: FastAPI) -> None:
-    app.add_exception_handler(ApiError, _api_error)
-    app.add_exception_handler(RequestValidationError, _validation_error)
-    app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_exception_handler(Exception, _unexpected_error)
+    """Every error answered as JSON, by these handlers only (Starlette picks one by the exception's class)."""
+    handlers: dict[type[Exception], Callable[[Request, Any], Awaitable[JSONResponse]]] = {
+        ApiError: _api_error,
+        RequestValidationError: _validation_error,
+        StarletteHTTPException: _http_error,
+        Exception: _unexpected_error,
+    }
+    for exception, handler in handlers.items():
+        app.add_exception_handler(exception, handler)

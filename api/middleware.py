@@ -1,10 +1,12 @@
 """ASGI middleware: a cap on request bodies, and request logs without bodies."""
 from __future__ import annotations
 
-import json
 import logging
 import time
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from .errors import error_body
 
 log = logging.getLogger("fanshot.api.access")
 
@@ -26,11 +28,6 @@ def response_messages(status: int, body: bytes, content_type: bytes = b"applicat
              "headers": [(b"content-type", content_type), (b"content-length", str(len(body)).encode()),
                          *(headers or [])]}
     return start, {"type": "http.response.body", "body": body}
-
-
-def error_body(code: str, message: str) -> bytes:
-    """The JSON body of every error (api/errors.py's shape)."""
-    return json.dumps({"error": {"code": code, "message": message}}).encode()
 
 
 def _too_large_messages(code: str, message: str) -> tuple[Message, Message]:

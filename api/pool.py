@@ -10,21 +10,24 @@ with 503 instead of piling up uploads in memory.
 from __future__ import annotations
 
 import asyncio
+import functools
 import multiprocessing
 import os
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
-from typing import AsyncIterator, Callable, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from .errors import ApiError
 
+P = ParamSpec("P")
 T = TypeVar("T")
 
 
 class InferencePool:
     def __init__(self, workers: int, queue: int, processes: bool = False,
-                 initializer: Callable[..., None] | None = None, initargs: tuple = ()):
+                 initializer: Callable[..., object] | None = None, initargs: tuple[Any, ...] = ()):
         self.workers = workers
         self.queue = queue
         self.processes = processes
@@ -73,18 +76,19 @@ class InferencePool:
             for _ in range(self.workers):
                 executor.submit(os.getpid)
 
-    async def execute(self, func: Callable[..., T], *args) -> T:
-        """Run func(*args) in a worker (inside `admission`): at most `workers` at once. In worker
-        processes `func` and `args` must pickle (a module-level function). A worker process that
-        dies is replaced: between requests silently, during this one with ApiError(500)."""
+    async def execute(self, func: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """Run func(*args, **kwargs) in a worker (inside `admission`): at most `workers` at once. In
+        worker processes `func` and its arguments must pickle (a module-level function). A worker
+        process that dies is replaced: between requests silently, during this one with ApiError(500)."""
         loop = asyncio.get_running_loop()
+        job = functools.partial(func, *args, **kwargs)
         executor = self._get_executor()
         try:
-            future = loop.run_in_executor(executor, func, *args)
+            future = loop.run_in_executor(executor, job)
         except BrokenProcessPool:  # a worker process ended while idle: a new pool
             self._discard(executor)
             executor = self._get_executor()
-            future = loop.run_in_executor(executor, func, *args)
+            future = loop.run_in_executor(executor, job)
         try:
             return await future
         except BrokenProcessPool:
@@ -98,10 +102,10 @@ class InferencePool:
             self._executor = None
         executor.shutdown(wait=False, cancel_futures=True)
 
-    async def run(self, func: Callable[..., T], *args) -> T:
+    async def run(self, func: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """admission + execute, for work whose input is already in memory."""
         async with self.admission():
-            return await self.execute(func, *args)
+            return await self.execute(func, *args, **kwargs)
 
     def shutdown(self) -> None:
         """Stop the workers (at the app's shutdown; worker processes are waited for, so none is left

@@ -1,20 +1,21 @@
 """Request and response models: the hand JSON and score JSON of DESIGN.md, for OpenAPI."""
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from .errors import ErrorDetail
 
-SUITED = [f"{suit}{n}" for suit in "WTB" for n in range(1, 10)]
-HONOURS = [f"F{n}" for n in range(1, 5)] + [f"J{n}" for n in range(1, 4)]
-FLOWERS = [f"H{n}" for n in range(1, 9)]
-
-TileCode = Literal.__getitem__(tuple(SUITED + HONOURS + FLOWERS))   # every tile code
-PlayTile = Literal.__getitem__(tuple(SUITED + HONOURS))              # a tile that can be in a hand
-FlowerTile = Literal.__getitem__(tuple(FLOWERS))
-DetectedTile = Literal.__getitem__(tuple(SUITED + HONOURS + FLOWERS + ["BACK"]))
+# The tile codes of DESIGN.md, written out so that type checkers read them too.
+PlayTile = Literal[  # a tile that can be in a hand: characters, bamboo, dots, winds, dragons
+    "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9",
+    "T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9",
+    "B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9",
+    "F1", "F2", "F3", "F4", "J1", "J2", "J3",
+]
+FlowerTile = Literal["H1", "H2", "H3", "H4", "H5", "H6", "H7", "H8"]
+DetectedTile = Literal[PlayTile, FlowerTile, "BACK"]
 Wind = Literal["E", "S", "W", "N"]
 
 
@@ -53,7 +54,7 @@ class Hand(Strict):
     melds: list[Meld] = Field(default_factory=list, max_length=8)
     win_tile: PlayTile
     flowers: list[FlowerTile] = Field(default_factory=list, max_length=16)
-    context: Context = Field(default_factory=Context)
+    context: Context = Field(default_factory=lambda: Context.model_validate({}))  # every default
 
     def to_plain(self) -> dict[str, Any]:
         """The hand JSON the scorer takes (`from` spelled as in DESIGN.md, absent options left out)."""
@@ -228,10 +229,10 @@ class ReadingRepairedWarning(_Warning):
     params: ReadingRepairedParams
 
 
-WARNING_MODELS = (TileReadTwoWaysWarning, WinTileNotApartWarning, HiddenKongTileUnknownWarning,
-                  UnusualLayoutWarning, GroupingAmbiguousWarning, StraysLeftOutWarning, LowConfidenceWarning,
-                  ReadingRepairedWarning)
-WarningDetail = Annotated[Union[WARNING_MODELS], Field(discriminator="code")]
+WarningDetail = Annotated[Union[TileReadTwoWaysWarning, WinTileNotApartWarning, HiddenKongTileUnknownWarning,
+                                UnusualLayoutWarning, GroupingAmbiguousWarning, StraysLeftOutWarning,
+                                LowConfidenceWarning, ReadingRepairedWarning], Field(discriminator="code")]
+WARNING_MODELS: tuple[type[_Warning], ...] = get_args(get_args(WarningDetail)[0])
 
 
 class Alternative(Open):

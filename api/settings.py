@@ -1,13 +1,19 @@
 """Service settings, read from the environment in one place.
 
 Every setting has a FANSHOT_* environment variable; `Settings.from_env()` reads
-them all, and `create_app(settings)` takes an explicit value in tests.
+them all, and `create_app(settings)` takes an explicit value in tests. The labelling
+tool's folder and Label Studio's connection are read here too, on each use
+(`label_dir_from_env`, `LabelStudioSettings.from_env`).
 """
 from __future__ import annotations
 
+import dataclasses
 import os
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 MIB = 1024 * 1024
 _BOOLEANS = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False}
@@ -22,8 +28,7 @@ def available_cores() -> int:
 
 
 def default_workers() -> int:
-    """One analysis per core (worker processes: the load test on 2 cores, 8 clients, gave p50
-    254 ms with 2 processes, 267 ms with 3; docs/photo-resolution.md)."""
+    """One analysis per core, in worker processes (docs/photo-resolution.md)."""
     return available_cores()
 
 
@@ -52,27 +57,28 @@ class Settings:
             raise ValueError("FANSHOT_TOKEN must not contain spaces or control characters")
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> "Settings":
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Settings from FANSHOT_MAX_UPLOAD_BYTES, FANSHOT_MAX_PIXELS, ... (defaults otherwise)."""
         env = os.environ if environ is None else environ
-        values: dict[str, object] = {}
-        for field in fields(cls):
-            raw = env.get(cls.ENV_PREFIX + field.name.upper())
+        values: dict[str, Any] = {}
+        for setting in fields(cls):
+            raw = env.get(cls.ENV_PREFIX + setting.name.upper())
             if raw is None or raw == "":
                 continue
-            if field.name == "model_dir":
-                values[field.name] = Path(raw)
-            elif field.type == "str":
-                values[field.name] = raw
-            elif field.type == "bool":
+            if setting.name == "model_dir":
+                values[setting.name] = Path(raw)
+            elif setting.type == "str":
+                values[setting.name] = raw
+            elif setting.type == "bool":
                 if raw.lower() not in _BOOLEANS:
-                    raise ValueError(f"{cls.ENV_PREFIX}{field.name.upper()} must be 1 or 0, got {raw!r}")
-                values[field.name] = _BOOLEANS[raw.lower()]
+                    raise ValueError(f"{cls.ENV_PREFIX}{setting.name.upper()} must be 1 or 0, got {raw!r}")
+                values[setting.name] = _BOOLEANS[raw.lower()]
             else:
                 try:
-                    values[field.name] = int(raw)
+                    values[setting.name] = int(raw)
                 except ValueError:
-                    raise ValueError(f"{cls.ENV_PREFIX}{field.name.upper()} must be an integer, got {raw!r}") from None
+                    raise ValueError(f"{cls.ENV_PREFIX}{setting.name.upper()} must be an integer, "
+                                     f"got {raw!r}") from None
         return cls(**values)
 
 
@@ -80,9 +86,6 @@ def settings_for_command(prog: str, model_dir: str | None = None) -> Settings:
     """The settings of a `fanshot` command: the environment, with --model-dir over it.
 
     A bad setting ends the command with its message and exit status 2."""
-    import dataclasses
-    import sys
-
     try:
         settings = Settings.from_env()
     except ValueError as exc:
@@ -91,3 +94,32 @@ def settings_for_command(prog: str, model_dir: str | None = None) -> Settings:
     if model_dir:
         settings = dataclasses.replace(settings, model_dir=Path(model_dir))
     return settings
+
+
+LABEL_DIR_ENV = "FANSHOT_LABEL_DIR"
+IMAGE_HOSTS_ENV = "FANSHOT_IMAGE_HOSTS"
+
+
+def label_dir_from_env(environ: Mapping[str, str] | None = None) -> str | None:
+    """The labelling folder of a server not started by `fanshot label DIR` (FANSHOT_LABEL_DIR)."""
+    env = os.environ if environ is None else environ
+    return env.get(LABEL_DIR_ENV) or None
+
+
+@dataclass(frozen=True)
+class LabelStudioSettings:
+    """Where Label Studio is and the hosts its task images may come from, read on each request.
+
+    `url` and `api_key` are LABEL_STUDIO_URL and LABEL_STUDIO_API_KEY (the names Label Studio's own
+    ML backends read); `image_hosts` is FANSHOT_IMAGE_HOSTS, comma-separated `host` or
+    `host:port` in lower case, `*` for any host."""
+    url: str = ""
+    api_key: str = ""
+    image_hosts: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> LabelStudioSettings:
+        env = os.environ if environ is None else environ
+        hosts = frozenset(h.strip().lower() for h in env.get(IMAGE_HOSTS_ENV, "").split(",") if h.strip())
+        return cls(url=env.get("LABEL_STUDIO_URL", ""), api_key=env.get("LABEL_STUDIO_API_KEY", ""),
+                   image_hosts=hosts)

@@ -19,7 +19,7 @@ COMMAND_MODULES = [
     "api.cli",
     "vision.analyze_cli",
     "training.pipeline_eval_cli",
-    "api.label_cli",
+    "api.label.cli",
 ]
 
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
 
@@ -35,14 +36,14 @@ async def analyze(
     state = request.app.state
     await check_form_fields(request, FIELDS)
     check_rules(rules)  # before the upload is read or a worker taken
-    context = {"self_drawn": self_drawn, "seat_wind": seat_wind, "prevalent_wind": prevalent_wind,
+    context: dict[str, Any] = {"self_drawn": self_drawn, "seat_wind": seat_wind, "prevalent_wind": prevalent_wind,
                "last_tile": last_tile, "kong_replacement": kong_replacement, "robbing_kong": robbing_kong,
                "fourth_tile": fourth_tile}
-    extra = {"dealer": dealer, "first_turn": first_turn, "wild_tile": wild_tile}
+    extra: dict[str, Any] = {"dealer": dealer, "first_turn": first_turn, "wild_tile": wild_tile}
     context.update({key: value for key, value in extra.items() if value is not None})  # the rule set judges them
     async with state.pool.admission():  # a place in the pool before the upload is read into memory
         data = await read_image_upload(image, state.settings.max_upload_bytes)
-        result = await state.inference.run(state.pool, "analyze", data, context, rules)
+        result = await state.inference.analyze_in(state.pool, data, context, rules)
     body = dict(result.analysis)
     if inline_image:
         body["image_base64"] = base64.b64encode(result.jpeg).decode("ascii")

@@ -16,7 +16,7 @@ async def detect(request: Request, image: UploadFile = File(description="a JPEG,
     await check_form_fields(request, FIELDS)
     async with state.pool.admission():  # a place in the pool before the upload is read into memory
         data = await read_image_upload(image, state.settings.max_upload_bytes)
-        return await state.inference.run(state.pool, "detect", data)
+        return await state.inference.detect_in(state.pool, data)
 
 
 FIELDS = form_fields(detect)

@@ -3,9 +3,8 @@ its photo upload and the annotated image (an <img>, which sends no headers of it
 from __future__ import annotations
 
 import pytest
-from synth_hand import SYNTH_PHOTO, TrueBoxes
-
 from browser import PHONE, chromium, require_chromium, serving
+from synth_hand import SYNTH_PHOTO, TrueBoxes
 
 require_chromium()
 

@@ -12,9 +12,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
-import scoring
-from synth_hand import SYNTH_PHOTO, SYNTH_RECORD, TrueBoxes
 from PIL import Image
+from synth_hand import SYNTH_PHOTO, SYNTH_RECORD, TrueBoxes
+
+import scoring
 from vision.detector import DEFAULT_MODEL_DIR
 
 PHOTO = SYNTH_PHOTO.read_bytes()

@@ -6,10 +6,10 @@ from __future__ import annotations
 import jsonschema_rs
 import pytest
 from pydantic import TypeAdapter
+from synth_hand import SYNTH_PHOTO, TrueBoxes
 
 from api.app import create_app
 from api.schemas import WARNING_MODELS, WarningDetail
-from synth_hand import SYNTH_PHOTO, TrueBoxes
 from vision.layout_warnings import WARNING_CODES, warning
 
 

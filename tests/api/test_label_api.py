@@ -8,11 +8,11 @@ import zipfile
 
 import pytest
 import yaml
-from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from label_app import labelling_app
 from PIL import Image
 
-from api.label_routes import configure_labelling, router
+from api.label.state import configure_labelling
 from fanshot.cli import main as fanshot_main
 from vision.classes import CLASSES
 
@@ -50,8 +50,7 @@ def folder(tmp_path):
 
 @pytest.fixture
 def client(folder):
-    app = FastAPI()
-    app.include_router(router)
+    app = labelling_app()
     configure_labelling(app, folder, detector=FakeDetector())
     with TestClient(app) as test_client:
         yield test_client
@@ -228,16 +227,14 @@ def test_export_reviewed_only_and_errors(client):
 
 def test_unconfigured_app_says_how_to_start(monkeypatch):
     monkeypatch.delenv("FANSHOT_LABEL_DIR", raising=False)
-    app = FastAPI()
-    app.include_router(router)
+    app = labelling_app()
     response = TestClient(app).get("/api/v1/label/images")
     assert response.status_code == 503 and "fanshot label" in response.json()["error"]["message"]
 
 
 def test_folder_from_the_environment(monkeypatch, folder):
     monkeypatch.setenv("FANSHOT_LABEL_DIR", str(folder))
-    app = FastAPI()
-    app.include_router(router)
+    app = labelling_app()
     assert len(TestClient(app).get("/api/v1/label/images").json()["images"]) == 2
 
 

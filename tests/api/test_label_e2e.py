@@ -9,9 +9,8 @@ import io
 import time
 
 import pytest
-from PIL import Image
-
 from browser import chromium, require_chromium, serving
+from PIL import Image
 
 require_chromium()
 
@@ -44,7 +43,7 @@ def folder(tmp_path):
 @pytest.fixture
 def server(folder):
     from api.app import create_app
-    from api.label_routes import configure_labelling
+    from api.label.state import configure_labelling
 
     app = create_app()
     configure_labelling(app, folder, detector=FakeDetector())

@@ -9,11 +9,11 @@ import io
 from pathlib import Path
 
 import pytest
-from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from label_app import labelling_app
 from PIL import Image
 
-from api.label_routes import configure_labelling, router
+from api.label.state import configure_labelling
 from vision.classes import CLASSES
 
 MODEL_DIR = Path(__file__).resolve().parents[2] / "models"
@@ -33,8 +33,7 @@ def scene_photo() -> tuple[bytes, int]:
 def test_real_detector_prelabels_and_answers_label_studio(tmp_path):
     photo, tiles = scene_photo()
     (tmp_path / "table.jpg").write_bytes(photo)
-    app = FastAPI()
-    app.include_router(router)
+    app = labelling_app()
     configure_labelling(app, tmp_path)
     client = TestClient(app)
 

@@ -14,7 +14,7 @@ hypothesis = pytest.importorskip("hypothesis")
 schemathesis = pytest.importorskip("schemathesis")
 
 from api.app import create_app  # noqa: E402
-from api.label_routes import configure_labelling  # noqa: E402
+from api.label.state import configure_labelling  # noqa: E402
 
 
 class FakeDetector:

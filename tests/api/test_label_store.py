@@ -6,9 +6,10 @@ import json
 import pytest
 from PIL import Image
 
-from api.label_keys import class_table, parse_key
-from api.label_errors import LabelError
-from api.label_store import LabelStore, boxes_to_yolo, yolo_to_boxes
+from api.label.boxes import boxes_to_yolo, yolo_to_boxes
+from api.label.errors import LabelError
+from api.label.keys import class_table, parse_key
+from api.label.store import LabelStore
 
 
 class FakeDetector:

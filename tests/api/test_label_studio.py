@@ -13,11 +13,11 @@ import io
 import threading
 
 import pytest
-from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from label_app import labelling_app
 from PIL import Image
 
-from api.label_routes import configure_labelling, router
+from api.label.state import configure_labelling
 
 WIDTH, HEIGHT = 400, 200
 DETECTIONS = [
@@ -78,8 +78,7 @@ def detector():
 
 @pytest.fixture
 def client(folder, detector):
-    app = FastAPI()
-    app.include_router(router)
+    app = labelling_app()
     configure_labelling(app, folder, detector=detector)
     with TestClient(app) as test_client:
         yield test_client
@@ -224,8 +223,7 @@ def test_bad_predict_requests_are_clear_errors(client, body, code):
 
 
 def test_predict_without_a_model_is_503(folder):
-    app = FastAPI()
-    app.include_router(router)
+    app = labelling_app()
     configure_labelling(app, folder)
 
     class NoModelSettings:
@@ -273,7 +271,7 @@ def test_a_redirect_into_the_private_network_is_followed_only_to_a_named_host(
 
 
 def test_public_addresses_are_told_from_private_ones():
-    from api.label_studio import public_address
+    from api.label.task_images import public_address
 
     assert public_address("93.184.216.34") and public_address("2606:2800:220:1:248:1893:25c8:1946")
     for private in ("127.0.0.1", "10.1.2.3", "192.168.1.20", "169.254.169.254", "::1", "fd00::1", "0.0.0.0", ""):
@@ -307,7 +305,7 @@ def test_images_on_other_hosts_are_not_fetched_unless_named(client, label_studio
 
 
 def test_any_host_may_be_allowed_by_name_or_star(monkeypatch):
-    from api.label_studio import image_host_allowed
+    from api.label.task_images import image_host_allowed
 
     monkeypatch.setenv("FANSHOT_IMAGE_HOSTS", "Bucket.S3.example.com,files:8080")
     assert image_host_allowed("https://bucket.s3.example.com/a.jpg?sig=1", "")

@@ -13,13 +13,13 @@ import json
 from collections import Counter
 
 import pytest
-import scoring
+from browser import PHONE, chromium, require_chromium, serving
 from synth_hand import SYNTH_PHOTO, SYNTH_RECORD, TrueBoxes
+
+import scoring
 
 PHOTO = SYNTH_PHOTO
 RECORD = SYNTH_RECORD
-
-from browser import PHONE, chromium, require_chromium, serving
 
 require_chromium()
 
@@ -94,7 +94,7 @@ def a_tile_change_with_another_total(state: dict) -> tuple[int, str, dict]:
     """(index in the concealed part, new code, new score): a one-tile change that still wins."""
     before = score_of(state["hand"], state["context"])["total"]
     codes = [f"{s}{n}" for s in "WTB" for n in range(1, 10)] + ["F1", "F2", "F3", "F4", "J1", "J2", "J3"]
-    for index, old in enumerate(state["hand"]["concealed"]):
+    for index in range(len(state["hand"]["concealed"])):
         for code in codes:
             hand = json.loads(json.dumps(state["hand"]))
             hand["concealed"][index] = code

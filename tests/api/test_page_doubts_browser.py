@@ -10,10 +10,10 @@ from __future__ import annotations
 import copy
 
 import pytest
-import scoring
+from browser import PHONE, chromium, require_chromium, serving
 from synth_hand import SYNTH_PHOTO, TrueBoxes
 
-from browser import PHONE, chromium, require_chromium, serving
+import scoring
 
 require_chromium()
 

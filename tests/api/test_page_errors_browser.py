@@ -7,14 +7,13 @@ from __future__ import annotations
 import re
 
 import pytest
+from browser import chromium, require_chromium, serving
+from synth_hand import SYNTH_PHOTO
 
 import scoring.gongdi  # noqa: F401  (the rule sets' own codes join ERROR_CODES)
 from scoring.errors import ERROR_CODES
 from vision import messages_zh
 from vision.layout_warnings import LAYOUT_ERROR_CODES, WARNING_CODES, layout_error, warning
-
-from browser import chromium, require_chromium, serving
-from synth_hand import SYNTH_PHOTO
 
 require_chromium()
 

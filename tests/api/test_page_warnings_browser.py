@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from browser import chromium, require_chromium, serving
 
 from vision.layout_warnings import WARNING_CODES, describe_reading, warning
-
-from browser import chromium, require_chromium, serving
 
 require_chromium()
 

@@ -6,7 +6,6 @@ import asyncio
 import dataclasses
 import os
 import pickle
-
 import warnings
 
 import pytest

@@ -5,8 +5,7 @@ import pytest
 
 import vision.detector
 from api.inference import Inference, threads_per_worker
-from api.settings import available_cores
-from api.settings import Settings
+from api.settings import Settings, available_cores
 
 
 @pytest.fixture(autouse=True)

@@ -3,6 +3,7 @@ what it offers is what the scorer takes: every allowed value scores, others are 
 from __future__ import annotations
 
 import pytest
+
 import scoring
 
 # 1-2-3 of characters, 4-5-6 of characters, 7-8-9 of characters, 1-2-3 of dots, a pair of 5 dots.

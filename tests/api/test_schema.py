@@ -15,7 +15,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     app = create_app(Settings(max_upload_bytes=256 * 1024, max_pixels=4_000_000))
 
-# The labelling routes (api/label_routes.py, another module's, off unless a label folder is
+# The labelling routes (api/routes/label.py, api/routes/labelstudio.py, off unless a label folder is
 # configured) are left to their own tests; this run covers the service's own operations.
 schema = schemathesis.openapi.from_asgi("/openapi.json", app).exclude(path_regex=r"^/(api/v1/label|labelstudio)\b")
 # A schema-valid hand is rarely a winning hand, so a 422 from the scorer is a right answer to

@@ -1,5 +1,6 @@
 """POST /api/v1/score: the scorer's answer for a hand JSON, its error code for a rejected hand."""
 import pytest
+
 import scoring
 
 HANDS = [

@@ -2,8 +2,9 @@
 POST /api/v1/score (a typed hand) and from POST /api/v1/analyze (a photo read by the layout)."""
 from __future__ import annotations
 
-import scoring
 from synth_hand import SYNTH_PHOTO
+
+import scoring
 
 
 def test_a_hand_of_13_tiles_is_a_422_with_the_counts(client):

@@ -1,20 +1,20 @@
 """The errors of the labelling tool: `LabelError` and its OpenAPI description.
 
-Every refusal is `{"error": {"code", "message"}}` with the HTTP status in `LabelError.status`.
+Every refusal is `{"error": {"code", "message"}}` with the HTTP status in `LabelError.status`,
+answered by the service's one error handler (api/errors.py).
 """
 from __future__ import annotations
+
+from typing import Any
 
 from api.errors import ApiError, error_responses
 
 
 class LabelError(ApiError):
-    """A request the store refuses; `status` is the HTTP status to answer with."""
+    """A request the labelling tool refuses; `status` is the HTTP status to answer with."""
 
     def __init__(self, code: str, message: str, status: int):
         super().__init__(status, code, message)
-
-    def to_json(self) -> dict:
-        return {"error": {"code": self.code, "message": self.message}}
 
 
 ERROR_DESCRIPTIONS = {
@@ -30,6 +30,6 @@ ERROR_DESCRIPTIONS = {
 }
 
 
-def openapi_errors(*statuses: int) -> dict:
+def openapi_errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI `responses=` entries for the error statuses of a labelling route."""
     return error_responses(*statuses, descriptions=ERROR_DESCRIPTIONS)

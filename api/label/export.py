@@ -15,8 +15,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from api.label_errors import LabelError
-from api.label_store import LabelStore
+from api.label.errors import LabelError
+from api.label.store import LabelStore
 
 EXPORT_FORMATS = ("yolo", "coco", "labelstudio")
 

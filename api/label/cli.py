@@ -3,8 +3,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from fanshot.args import port_number
+
+if TYPE_CHECKING:
+    from api.label.store import LabelStore
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,8 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_label(args: argparse.Namespace) -> int:
-    from api.label_errors import LabelError
-    from api.label_store import LabelStore
+    from api.label.errors import LabelError
+    from api.label.store import LabelStore
 
     try:
         store = LabelStore(args.folder)
@@ -44,10 +48,10 @@ def run_label(args: argparse.Namespace) -> int:
     return _serve(args)
 
 
-def _prelabel(store, args: argparse.Namespace) -> int:
+def _prelabel(store: LabelStore, args: argparse.Namespace) -> int:
     import time
 
-    from api.label_errors import LabelError
+    from api.label.errors import LabelError
     from vision.detector import get_detector
 
     try:
@@ -75,9 +79,9 @@ def _prelabel(store, args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _export(store, args: argparse.Namespace) -> int:
-    from api.label_export import export_dataset
-    from api.label_errors import LabelError
+def _export(store: LabelStore, args: argparse.Namespace) -> int:
+    from api.label.errors import LabelError
+    from api.label.export import export_dataset
 
     if not args.out:
         print("fanshot label: --export needs --out", file=sys.stderr)
@@ -96,7 +100,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from api.access import access_note
     from api.app import create_app
-    from api.label_routes import configure_labelling
+    from api.label.state import configure_labelling
     from api.settings import settings_for_command
 
     settings = settings_for_command("fanshot label", args.model_dir)

@@ -1,0 +1,83 @@
+"""The Label Studio ML backend under /labelstudio (api/label/studio.py). Routes without a
+return annotation have no response model: they answer Label Studio's shapes as built."""
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
+
+from api.label.errors import LabelError, openapi_errors
+from api.label.state import get_detector, label_studio_connection, optional_store
+from api.label.studio import MODEL_CLASS, model_version, parse_label_config, predict_task
+
+router = APIRouter(prefix="/labelstudio", tags=["label studio"])
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except ValueError as exc:
+        raise LabelError("bad_json", "the body must be a JSON object", 400) from exc
+    if not isinstance(body, dict):
+        raise LabelError("bad_json", "the body must be a JSON object", 400)
+    return body
+
+
+@router.get("/health")
+@router.get("/")
+def health(request: Request):
+    return {"status": "UP", "model_class": MODEL_CLASS}
+
+
+# Label Studio sends more keys (project, schema, model_version, extra_params); only these are read.
+SETUP_BODY = {"requestBody": {"required": True, "content": {"application/json": {"schema": {
+    "type": "object",
+    "properties": {"hostname": {"type": "string"}, "access_token": {"type": "string"}},
+}}}}}
+PREDICT_BODY = {"requestBody": {"required": True, "content": {"application/json": {"schema": {
+    "type": "object",
+    "required": ["tasks", "label_config"],
+    "properties": {"tasks": {"type": "array", "items": {"type": "object"}}, "label_config": {"type": "string"}},
+}}}}}
+
+
+@router.post("/setup", openapi_extra=SETUP_BODY, responses=openapi_errors(400, 422, 503))
+async def setup(request: Request):
+    body = await _json_body(request)
+    detector = get_detector(request)
+    connection = label_studio_connection(request)
+    for key in ("hostname", "access_token"):
+        if key in body and not isinstance(body[key], str):
+            raise LabelError("bad_setup", f"'{key}' must be a string", 422)
+        if body.get(key):
+            connection[key] = body[key]
+    request.app.state.label_studio_settings = connection
+    return {"model_version": model_version(detector)}
+
+
+@router.post("/predict", openapi_extra=PREDICT_BODY,
+             responses=openapi_errors(400, 403, 404, 413, 415, 422, 502, 503))
+async def predict(request: Request):
+    body = await _json_body(request)
+    tasks = body.get("tasks")
+    if not isinstance(tasks, list):
+        raise LabelError("bad_request", "'tasks' must be a list of Label Studio tasks", 422)
+    config = parse_label_config(body.get("label_config"))
+    detector = get_detector(request)
+    store = optional_store(request)
+    connection = label_studio_connection(request)
+    results = await run_in_threadpool(
+        lambda: [predict_task(task, config, detector, store, connection) for task in tasks])
+    return {"results": results, "model_version": model_version(detector)}
+
+
+@router.post("/webhook")
+def webhook() -> dict:
+    """Label Studio sends annotation events here; Fanshot does not train from them."""
+    return {"status": "Unknown event"}
+
+
+@router.get("/metrics")
+def metrics() -> dict:
+    return {}
