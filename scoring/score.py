@@ -1,13 +1,11 @@
 """score_hand: hand JSON in, score JSON out (DESIGN.md), with the tiles each fan is counted on."""
 from __future__ import annotations
 
-from itertools import combinations
-
 from . import calculator as C
 from . import decompose as D
+from .errors import HandError
 from .fans import EXPLAINERS, FANS, FanId, Group
 from .fans.win import WIN_KONG, WIN_LAST_TILE, WIN_SELF_DRAWN, WIN_WALL_LAST
-from .errors import HandError
 from .hand import validate_hand
 from .notation import format_hand
 from .rulesets import RuleSet, get_ruleset, points_of

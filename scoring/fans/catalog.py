@@ -1,8 +1,21 @@
 """The whole MCR fan table, gathered from the families' rows, and their explainers."""
 from __future__ import annotations
 
-from . import (chows, honours, kongs, knitted, nine_gates, pungs, ranks, seven_pairs, suits, thirteen_orphans,
-               traits, waits, win)
+from . import (
+    chows,
+    honours,
+    knitted,
+    kongs,
+    nine_gates,
+    pungs,
+    ranks,
+    seven_pairs,
+    suits,
+    thirteen_orphans,
+    traits,
+    waits,
+    win,
+)
 from .fan import Explainer, Fan, FanId
 
 _FAMILIES = (chows, pungs, kongs, honours, suits, traits, ranks, waits, win, seven_pairs, knitted,

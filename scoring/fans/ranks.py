@@ -2,6 +2,8 @@
 (全带幺, 全带五, 全双刻)."""
 from __future__ import annotations
 
+from typing import Sequence
+
 from ..decompose import ALL_TILES, CHOW, KONG, PAIR, PUNG
 from .fan import FanId, FanTable, row
 
@@ -48,7 +50,7 @@ _PACK_TRAITS = {offer << 12 | kind << 8 | t: _pack_trait(kind << 8 | t)
                 for offer in range(4) for kind in (CHOW, PUNG, KONG, PAIR) for t in ALL_TILES}
 
 
-def pack_rank_fans(packs: list[int], table: FanTable) -> None:
+def pack_rank_fans(packs: Sequence[int], table: FanTable) -> None:
     """全带幺, 全带五 or 全双刻 when all five packs share the trait."""
     traits = set(map(_PACK_TRAITS.__getitem__, packs))
     if len(traits) == 1:

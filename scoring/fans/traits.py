@@ -58,8 +58,8 @@ def tile_hog_tiles(fan_id: int, count: int, groups: list[Group], hand: dict) -> 
         for t in g[1]:
             counts[t] = counts.get(t, 0) + 1
     kong_tiles = {g[1][0] for g in groups if g[0] == "kong"}
-    return [(t,) * 4 for t, n in counts.items() if n == 4 and t not in kong_tiles][:count] or \
-        [(t,) * 4 for t, n in counts.items() if n == 4][:count]
+    hogs = [tuple([t] * 4) for t, n in counts.items() if n == 4 and t not in kong_tiles][:count]
+    return hogs or [tuple([t] * 4) for t, n in counts.items() if n == 4][:count]
 
 
 EXPLAINERS: dict[int, Explainer] = {FanId.TILE_HOG: tile_hog_tiles}
