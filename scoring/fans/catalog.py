@@ -28,8 +28,7 @@ BY_ID = {f.id: f for f in FANS}
 MCR_FAN_IDS = tuple(range(1, 82))   # the 81 fans of the rulebook; 82 is 明暗杠 (mcr-reference)
 
 # fan id -> its explainer; a fan without one is counted on the whole hand
-EXPLAINERS: dict[int, Explainer] = {fan_id: explain for family in (chows, pungs, kongs, honours, traits, waits, win,
-                                                                      knitted)
+EXPLAINERS: dict[int, Explainer] = {fan_id: explain for family in _FAMILIES
                                     for fan_id, explain in family.EXPLAINERS.items()}
 
 # Names the reference calculator (pymahjonggb) prints, where they differ from ours.

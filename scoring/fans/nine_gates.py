@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .fan import FanId, FanTable, row
+from .fan import Explainer, FanId, FanTable, row
 from .win import win_flag_fans
 
 ROWS = (row(FanId.NINE_GATES, "九莲宝灯", "Nine Gates", 88, FanId.FULL_FLUSH),)
@@ -41,3 +41,6 @@ def nine_gates_fan(standing: list[int], win_tile: int, win_flag: int, table: Fan
         table[FanId.SHORT_STRAIGHT] = 1
     win_flag_fans(win_flag, table)
     return {"form": "nine_gates"}
+
+
+EXPLAINERS: dict[int, Explainer] = {}   # counted on the whole hand

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..decompose import ALL_TILES, CHOW, KONG, PAIR, PUNG
-from .fan import FanId, FanTable, row
+from .fan import Explainer, FanId, FanTable, row
 
 ROWS = (
     row(FanId.ALL_EVEN_PUNGS, "全双刻", "All Even Pungs", 24, FanId.ALL_PUNGS, FanId.ALL_SIMPLES, FanId.NO_HONORS),
@@ -57,3 +57,6 @@ def pack_rank_fans(packs: Sequence[int], table: FanTable) -> None:
         fan = traits.pop()
         if fan:
             table[fan] = 1
+
+
+EXPLAINERS: dict[int, Explainer] = {}   # counted on the whole hand

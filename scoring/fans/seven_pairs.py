@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .fan import FanId, FanTable, row
+from .fan import Explainer, FanId, FanTable, row
 from .ranks import rank_range_fans
 from .suits import suit_fans
 from .traits import tile_kind_fans
@@ -51,3 +51,6 @@ def seven_pairs_fan(standing: list[int], win_tile: int, unique: tuple[int, ...],
     table[FanId.TILE_HOG] = sum(1 for t in unique if standing[t] == 4)
     win_flag_fans(win_flag, table)
     return {"form": "seven_pairs"}
+
+
+EXPLAINERS: dict[int, Explainer] = {}   # counted on the whole hand

@@ -1,7 +1,7 @@
 """Suit fans: which suits and honours the hand holds (无字, 缺一门, 混一色, 清一色, 五门齐)."""
 from __future__ import annotations
 
-from .fan import FanId, FanTable, row
+from .fan import Explainer, FanId, FanTable, row
 from .kinds import DRAGONS, WINDS
 
 ROWS = (
@@ -32,3 +32,6 @@ def suit_fans(unique: tuple[int, ...], table: FanTable) -> None:
     if flag == 0x1E:
         if not WINDS.isdisjoint(unique) and not DRAGONS.isdisjoint(unique):
             table[FanId.ALL_TYPES] = 1
+
+
+EXPLAINERS: dict[int, Explainer] = {}   # counted on the whole hand

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..decompose import TC, TE, TF, TN, TP, TS, TW
-from .fan import FanId, FanTable, row
+from .fan import Explainer, FanId, FanTable, row
 from .win import win_flag_fans
 
 ROWS = (
@@ -22,3 +22,6 @@ def thirteen_orphans_fan(unique: tuple[int, ...], win_flag: int, table: FanTable
         win_flag_fans(win_flag, table)
         return {"form": "thirteen_orphans"}
     return None
+
+
+EXPLAINERS: dict[int, Explainer] = {}   # counted on the whole hand

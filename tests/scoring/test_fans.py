@@ -135,3 +135,5 @@ def test_every_fan_id_has_one_row_in_one_family():
     assert sorted(ids) == list(range(1, 83))
     assert all(getattr(FanId, fan.key) == fan.id for fan in FANS)
     assert all(key in BY_KEY for fan in FANS for key in fan.excludes)
+    for family in _FAMILIES:      # a family explains only its own fans
+        assert set(family.EXPLAINERS) <= {fan.id for fan in family.ROWS}, family.__name__
