@@ -12,8 +12,8 @@ import time
 
 from .calculator import clear_caches
 from .generate import random_winning_hand
-from .reference import _calculator, reference_args
 from .hand import validate_hand
+from .reference import _calculator, reference_args
 from .rulesets import get_ruleset
 from .score import fan_table_of, score_hand
 

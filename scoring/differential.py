@@ -8,10 +8,10 @@ from collections import Counter
 
 from .fans import reference_name
 from .generate import random_winning_hand
+from .hand import validate_hand
 from .reference import _calculator, reference_score
 from .rulesets import get_ruleset
 from .score import score_validated
-from .hand import validate_hand
 
 
 def compare(hand: dict, calculator=None) -> tuple:
@@ -26,7 +26,7 @@ def run_differential(n: int, seed: int = 1, show: int = 5, out=None) -> dict:
     calc = _calculator()
     rng = random.Random(seed)
     disagree = 0
-    fans_seen = Counter()
+    fans_seen: Counter[str] = Counter()
     started = time.perf_counter()
     for i in range(n):
         hand = random_winning_hand(rng)

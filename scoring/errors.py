@@ -36,7 +36,7 @@ class HandError(ValueError):
         self.params = dict(params) if params else None
 
     def to_json(self) -> dict:
-        error = {"code": self.code, "message": self.message}
+        error: dict[str, object] = {"code": self.code, "message": self.message}
         if self.params:
             error["params"] = self.params
         return {"error": error}

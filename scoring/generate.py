@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import Sequence
 
 from .tiles import FLOWER_TILES, HONOR_TILES, SUIT_TILES, WINDS
 
@@ -167,9 +168,11 @@ def _structure(rng: random.Random, form: str):
         return _regular_sets(rng, [t for t in SUIT_TILES if t[1] in "2468"], 0.0)
     # special forms: 14 concealed tiles
     if form == "seven_pairs":
-        pool = rng.choice((SUIT_TILES + HONOR_TILES, GREEN, HONOR_TILES, TERMINALS + HONOR_TILES,
-                           [f"{suit}{r}" for r in range(1, 10)], [t for t in SUIT_TILES if t[1] in "789"]))
-        kinds = [rng.choice(pool) for _ in range(7)]
+        pools: tuple[Sequence[str], ...] = (SUIT_TILES + HONOR_TILES, GREEN, HONOR_TILES, TERMINALS + HONOR_TILES,
+                                            [f"{suit}{r}" for r in range(1, 10)],
+                                            [t for t in SUIT_TILES if t[1] in "789"])
+        pair_kinds = rng.choice(pools)
+        kinds = [rng.choice(pair_kinds) for _ in range(7)]
         if any(n > 2 for n in Counter(kinds).values()):
             return _structure(rng, form)
         return "special", [t for k in kinds for t in (k, k)]
@@ -203,7 +206,8 @@ def _meld_sets(rng: random.Random, sets: list, form: str, max_melds: int) -> tup
     """Decide which sets are melds (exposed chow/pung/kong, concealed kong); returns (melds, concealed sets)."""
     p_meld = {"regular_melded": 0.65, "kongs": 0.5}.get(form, 0.3)
     p_kong = 0.7 if form == "kongs" else 0.15
-    melds, concealed = [], []
+    melds: list[dict] = []
+    concealed: list = []
     for kind, tiles in sets:
         tiles = list(tiles)
         if kind == "pung" and rng.random() < p_kong and len(melds) < max_melds:
@@ -247,7 +251,7 @@ def random_winning_hand(rng: random.Random, form: str | None = None, flowers: bo
     flowers; max_melds: the most melds (exposed sets or kongs) the hand may show.
     """
     from .errors import HandError
-    from .score import score_hand   # local: scoring.score imports nothing from here
+    from .score import score_hand  # local: scoring.score imports nothing from here
     for _ in range(50):
         chosen = form or rng.choices(list(FORMS), weights=list(FORMS.values()))[0]
         hand = _build(rng, chosen, max_melds)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from itertools import permutations
 from operator import itemgetter
+from typing import cast
 
 from .errors import HandError
 from .notation import CONTEXT_DEFAULTS, wind_letter
@@ -107,7 +108,7 @@ def validate_context(raw, extra_keys=frozenset()) -> dict:
             try:
                 context[key] = wind_letter(value)
             except HandError:
-                raise HandError("invalid_context", f"context '{key}' must be a wind E, S, W or N, not {value!r}")
+                raise HandError("invalid_context", f"context '{key}' must be a wind E, S, W or N, not {value!r}") from None
         else:
             context[key] = value
     return context
@@ -162,7 +163,7 @@ def _validate_common_case(hand) -> dict | None:
         kind = raw.get("kind")
         tiles = raw.get("tiles")
         exposed = raw.get("exposed", True)
-        size = MELD_KINDS.get(kind)
+        size = MELD_KINDS.get(cast(str, kind))
         if size is None or type(tiles) is not list or len(tiles) != size or type(exposed) is not bool \
                 or not _PLAYING.issuperset(tiles):
             return None

@@ -35,6 +35,7 @@ WINDS = ("F1", "F2", "F3", "F4")
 
 class SeedFan(Fan):
     """A fan row that also carries the seed's words for it."""
+    quote: str
 
     def __init__(self, *args, quote: str = "", **kwargs):
         super().__init__(*args, **kwargs)

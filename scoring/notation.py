@@ -145,7 +145,7 @@ def parse_hand(text: str, flowers=None, **context) -> dict:
     flower_tiles = [t for t in concealed + win if is_flower(t)]
     if flower_tiles:
         raise HandError("misplaced_flower", "flowers are not part of the hand's tiles: pass them with --flowers")
-    hand = {"concealed": concealed, "melds": melds, "win_tile": win[0],
+    hand: dict = {"concealed": concealed, "melds": melds, "win_tile": win[0],
             "flowers": _flowers(flowers), "context": dict(CONTEXT_DEFAULTS)}
     for key, value in context.items():
         if value is not None:

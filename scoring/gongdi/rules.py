@@ -6,6 +6,8 @@ set is partial and the scorer says "not covered" wherever a hand needs them.
 """
 from __future__ import annotations
 
+from typing import Any
+
 NAME = "gongdi-1990"
 TITLE = "工地 1990: the traditional 1990 工地 rules, scored in 幡"
 UNIT = "幡"
@@ -24,7 +26,7 @@ QUOTES = {
 FALSE_PAIR_RANKS = (3, 4, 6, 7)
 
 # The 20-幡 hands, in the seed's order; `key` names the predicate in hands.TESTS.
-LIMIT_HANDS = [
+LIMIT_HANDS: list[dict[str, Any]] = [
     {"key": "pure_suit", "name_zh": "清一色", "name_en": "One suit, no honours", "points": LIMIT_HAND,
      "quote": "清一色：胡牌时只有三种色里的一种并且没有“风”"},
     {"key": "all_honours", "name_zh": "风满楼", "name_en": "All honours", "points": LIMIT_HAND,

@@ -126,3 +126,14 @@ def test_fan_hit_and_near_miss(key):
     assert entry["tiles"] and all(entry["tiles"]), "every fan names the tiles it is counted on"
     missed = _score(miss, miss_ctx, miss_rules)
     assert key not in [f["key"] for f in missed["fans"]], f"{fan.name_zh} not expected in {miss}"
+
+
+def test_every_fan_id_has_one_row_in_one_family():
+    from scoring.fans import FanId
+    from scoring.fans.catalog import _FAMILIES
+    ids = [fan.id for family in _FAMILIES for fan in family.ROWS]
+    assert sorted(ids) == list(range(1, 83))
+    assert all(getattr(FanId, fan.key) == fan.id for fan in FANS)
+    assert all(key in BY_KEY for fan in FANS for key in fan.excludes)
+    for family in _FAMILIES:      # a family explains only its own fans
+        assert set(family.EXPLAINERS) <= {fan.id for fan in family.ROWS}, family.__name__

@@ -68,6 +68,7 @@ def test_fans_name_their_tiles():
 
 def test_every_fan_of_random_hands_names_tiles_and_totals_add_up():
     import random
+
     from scoring.generate import random_winning_hand
     rng = random.Random(12)
     for _ in range(300):

@@ -76,6 +76,7 @@ def test_rule_sets_agree_elsewhere():
 
 def test_mcr_differs_from_mcr_reference_only_where_documented():
     import random
+
     from scoring.generate import random_winning_hand
     rng = random.Random(21)
     seven_pair_set_fans = {"绿一色", "字一色", "清幺九", "混幺九", "全大", "全中", "全小", "大于五", "小于五",

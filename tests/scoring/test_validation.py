@@ -106,7 +106,7 @@ def test_messages_are_for_players():
 
 
 def test_rule_set_context_keys_are_accepted_only_when_declared():
-    from scoring.rulesets import RuleSet, register_ruleset, MCR, _REGISTRY
+    from scoring.rulesets import _REGISTRY, MCR, RuleSet, register_ruleset
     register_ruleset(RuleSet(name="test-dealer", title="t", description="d", fans=MCR.fans,
                              options=MCR.options, context_keys=frozenset({"dealer"})))
     try:
@@ -118,6 +118,7 @@ def test_rule_set_context_keys_are_accepted_only_when_declared():
 
 def test_quick_and_thorough_validation_agree():
     import random
+
     from scoring.generate import random_winning_hand
     from scoring.hand import _validate_common_case, _validate_thoroughly
     rng = random.Random(9)
