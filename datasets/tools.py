@@ -14,6 +14,7 @@ from PIL import Image, ImageDraw, ImageFont, ImageOps
 
 from datasets import formats
 from datasets.classmap import CLASSES
+from datasets.formats.records import place_image
 
 ROBOFLOW_NAME = re.compile(r"^(?P<source>.+?)_(?:jpe?g|png|bmp|webp|heic)\.rf\.[0-9a-f]{8,}$", re.IGNORECASE)
 AUGMENTED_SUFFIX = re.compile(r"^(?P<source>.+?)(?:[_-](?:aug|copy|flip|rot)\d*)+$", re.IGNORECASE)
@@ -65,7 +66,7 @@ def merge(sources: list[str], out: str | Path) -> dict:
             if not Path(rec["file"]).is_file():
                 raise formats.DatasetError(f"{name}: image not found: {rec['file']}")
             new = f"{name}__{Path(rec['file']).name}"
-            formats._place_image(rec["file"], out / "images" / new)
+            place_image(rec["file"], out / "images" / new)
             lines = formats.yolo_label_lines(rec)
             (out / "labels" / Path(new).with_suffix(".txt")).write_text("".join(x + "\n" for x in lines))
             rows.append({"file": new, "dataset": name, "source_name": f"{name}__{source_photo(rec['file'])}",

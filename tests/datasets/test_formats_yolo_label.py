@@ -7,6 +7,7 @@ from PIL import Image
 
 from datasets import formats
 from training.data import FinderDataError, tile_label_lines
+from vision.classes import CLASSES
 
 
 def test_boxes_keep_the_numbers_as_written(tmp_path):
@@ -51,7 +52,7 @@ def test_read_yolo_refuses_a_negative_class_id(tmp_path):
         formats.read_yolo(tmp_path)
     (tmp_path / "labels" / "x.txt").write_text("0 0.5 0.5 0.2 0.2\n")
     [record] = formats.read_yolo(tmp_path)
-    assert record["boxes"] == [{"tile": formats.CLASSES[0], "box": [40, 20, 60, 30]}]
+    assert record["boxes"] == [{"tile": CLASSES[0], "box": [40, 20, 60, 30]}]
 
 
 def test_a_polygon_line_is_the_box_around_its_points_clipped_to_the_image(tmp_path):
@@ -68,7 +69,7 @@ def test_a_polygon_line_is_the_box_around_its_points_clipped_to_the_image(tmp_pa
 def test_a_polygon_in_a_yolo_folder_is_read_as_its_box(tmp_path):
     _yolo_folder(tmp_path, (200, 100), "0 0.1 0.2 0.3 0.2 0.3 0.6 0.1 0.6\n")
     [record] = formats.read_yolo(tmp_path)
-    assert record["boxes"] == [{"tile": formats.CLASSES[0], "box": [20, 20, 60, 60]}]
+    assert record["boxes"] == [{"tile": CLASSES[0], "box": [20, 20, 60, 60]}]
 
 
 @pytest.mark.parametrize("line", ["2 0.5 0.5 0.1 0.1 0.9", "2 0.1 0.1 0.2 0.1 0.2 0.2 0.1"])

@@ -1,0 +1,148 @@
+"""YOLO datasets: a folder with data.yaml, images/ and labels/ (one line per box, normalised xywh)."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import yaml
+
+from datasets.classmap import CLASS_ID, CLASSES, ClassMapError, remap_names
+from datasets.formats.records import IMAGE_SUFFIXES, DatasetError, check_records, clean_box, image_size, place_image
+
+
+def yolo_class_names(data_yaml: Path) -> list[str]:
+    """The class names of a YOLO data.yaml (a list or an {id: name} map), in id order."""
+    try:
+        data = yaml.safe_load(data_yaml.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise DatasetError(f"cannot read {data_yaml}: {exc}") from exc
+    names = data.get("names") if isinstance(data, dict) else None
+    if isinstance(names, dict):
+        names = [names[k] for k in sorted(names)]
+    if not names:
+        raise DatasetError(f"{data_yaml} has no class names")
+    return [str(n) for n in names]
+
+
+def read_yolo_label(label: Path, n_classes: int) -> list[tuple[int, tuple[str, str, str, str]]]:
+    """The boxes of one YOLO label file (`parse_yolo_lines`, its lines named by the file); no file
+    means no boxes."""
+    if not label.is_file():
+        return []
+    return parse_yolo_lines(label.read_text(), n_classes, str(label))
+
+
+def parse_yolo_lines(text: str, n_classes: int, source: str) -> list[tuple[int, tuple[str, str, str, str]]]:
+    """The boxes of YOLO label text, as (class id, the four numbers `cx cy w h`). A box line
+    `cls cx cy w h` keeps its numbers as written; a polygon line `cls x1 y1 x2 y2 x3 y3 ...`
+    (YOLO segmentation, as Roboflow exports polygon labels) becomes the box around its points,
+    clipped to the image. Any other line (a score column would be dropped unsaid; nan and inf
+    are not numbers here), or a class id outside 0..n_classes-1, raises DatasetError naming
+    `source` and the line."""
+    boxes = []
+    for n, line in enumerate(text.splitlines(), 1):
+        parts = line.split()
+        if not parts:
+            continue
+        try:
+            cls = int(parts[0])
+            fields = tuple(parts[1:])
+            if not all(math.isfinite(float(v)) for v in fields):  # numbers, or ValueError
+                raise ValueError(line)
+        except ValueError:
+            cls, fields = -1, ()
+        polygon = len(fields) >= 6 and len(fields) % 2 == 0
+        if not (len(fields) == 4 or polygon) or not 0 <= cls < n_classes:
+            raise DatasetError(f"{source}:{n}: bad YOLO line {line!r} (expected 'class cx cy w h' or a "
+                               f"polygon 'class x1 y1 x2 y2 x3 y3 ...', class 0-{n_classes - 1})")
+        boxes.append((cls, polygon_box(fields) if polygon else (fields[0], fields[1], fields[2], fields[3])))
+    return boxes
+
+
+def polygon_box(fields: tuple[str, ...]) -> tuple[str, str, str, str]:
+    """`cx cy w h` (normalised, as text) of the box around a YOLO polygon's points, clipped to 0..1."""
+    xs = [min(1.0, max(0.0, float(v))) for v in fields[0::2]]
+    ys = [min(1.0, max(0.0, float(v))) for v in fields[1::2]]
+    x1, x2, y1, y2 = min(xs), max(xs), min(ys), max(ys)
+    cx, cy, w, h = (f"{v:.6f}" for v in ((x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1))
+    return cx, cy, w, h
+
+
+def read_yolo(directory: str | Path) -> list[dict]:
+    """A YOLO folder (data.yaml with names, images/, labels/ with `cls cx cy w h` normalised).
+    A record has `ignore` too when the folder has ignore/NAME.txt (the same lines): regions an
+    evaluation does not score, such as `fanshot synth`'s strays cut by the frame."""
+    root = Path(directory)
+    data_yaml = root / "data.yaml"
+    if not data_yaml.is_file():
+        raise DatasetError(f"{root} is not a YOLO dataset: no data.yaml")
+    try:
+        codes = remap_names(yolo_class_names(data_yaml))
+    except ClassMapError as exc:
+        raise DatasetError(f"{data_yaml}: {exc}") from exc
+    image_dir = root / "images"
+    if not image_dir.is_dir():
+        raise DatasetError(f"{root} has no images/ folder")
+    dataset = []
+    for img in sorted(p for p in image_dir.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES):
+        rel = img.relative_to(image_dir)
+        label = (root / "labels" / rel).with_suffix(".txt")
+        width, height = image_size(img)
+        record = {"file": str(img), "width": width, "height": height,
+                  "boxes": _yolo_boxes(label, codes, width, height)}
+        ignore = _yolo_boxes((root / "ignore" / rel).with_suffix(".txt"), codes, width, height)
+        if ignore:
+            record["ignore"] = ignore
+        dataset.append(record)
+    return dataset
+
+
+def _yolo_boxes(label: Path, codes: list[str], width: int, height: int) -> list[dict]:
+    boxes = []
+    for cls, fields in read_yolo_label(label, len(codes)):
+        cx, cy, w, h = (float(v) for v in fields)
+        box = [(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height]
+        boxes.append({"tile": codes[cls], "box": clean_box(box)})
+    return boxes
+
+
+def yolo_label_lines(record: dict) -> list[str]:
+    """The lines of one YOLO label file (our 43 class ids, normalised centre and size)."""
+    w, h = record["width"], record["height"]
+    lines = []
+    for b in record["boxes"]:
+        x1, y1, x2, y2 = b["box"]
+        lines.append(f"{CLASS_ID[b['tile']]} {(x1 + x2) / 2 / w:.8f} {(y1 + y2) / 2 / h:.8f} "
+                     f"{(x2 - x1) / w:.8f} {(y2 - y1) / h:.8f}")
+    return lines
+
+
+def write_data_yaml(directory: str | Path, extra: dict | None = None) -> Path:
+    """data.yaml with our 43 class names (no `path:` key: Ultralytics resolves relative to the file)."""
+    data = {"train": "images", "val": "images", "nc": len(CLASSES), "names": list(CLASSES)}
+    data.update(extra or {})
+    path = Path(directory) / "data.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False, default_flow_style=None, allow_unicode=True))
+    return path
+
+
+def write_yolo(dataset: list[dict], directory: str | Path, copy_images: bool = True) -> Path:
+    """Write labels/<name>.txt for each record, data.yaml, and (hard-link or copy) images/<name>."""
+    check_records(dataset)
+    root = Path(directory)
+    (root / "images").mkdir(parents=True, exist_ok=True)
+    (root / "labels").mkdir(parents=True, exist_ok=True)
+    seen: set[str] = set()
+    for rec in dataset:
+        name = Path(rec["file"]).name
+        if name in seen:
+            raise DatasetError(f"two images named {name}: YOLO folders need distinct file names")
+        seen.add(name)
+        if copy_images:
+            if not Path(rec["file"]).is_file():
+                raise DatasetError(f"image not found: {rec['file']}")
+            place_image(rec["file"], root / "images" / name)
+        lines = yolo_label_lines(rec)
+        (root / "labels" / Path(name).with_suffix(".txt")).write_text("".join(line + "\n" for line in lines))
+    write_data_yaml(root)
+    return root
