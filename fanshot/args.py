@@ -17,8 +17,7 @@ def _whole(text: str, least: int, most: int | None = None, what: str = "") -> in
 
 
 def positive_int(text: str) -> int:
-    """A count of 1 or more (hands, runs, repeats): 0 or less gave empty or nonsense figures, or a
-    division by zero."""
+    """A count of 1 or more (hands, runs, repeats)."""
     return _whole(text, 1)
 
 
@@ -28,8 +27,7 @@ def non_negative_int(text: str) -> int:
 
 
 def port_number(text: str) -> int:
-    """A TCP port, 1-65535 (a larger number was taken and the service listened on another port
-    than the one it printed)."""
+    """A TCP port, 1-65535."""
     return _whole(text, 1, 65535, what="port")
 
 

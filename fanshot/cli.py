@@ -1,4 +1,4 @@
-"""The `fanshot` command: each package registers its own subcommands.
+"""The `fanshot` command: each module of fanshot.commands registers its own subcommands.
 
 A module in COMMAND_MODULES exposes `register(subparsers)`, which adds its
 subcommands and sets `func` (called with the parsed args, returns the exit
@@ -11,15 +11,15 @@ import importlib
 import os
 import sys
 
-COMMAND_MODULES = [
-    "scoring.cli",
-    "datasets.cli",
-    "vision.cli",
-    "training.cli",
-    "api.cli",
-    "vision.analyze_cli",
-    "training.pipeline_eval_cli",
-    "api.label.cli",
+COMMAND_MODULES = [  # in the order of `fanshot --help`
+    "fanshot.commands.score",
+    "fanshot.commands.dataset",
+    "fanshot.commands.detect",
+    "fanshot.commands.train",
+    "fanshot.commands.serve",
+    "fanshot.commands.analyze",
+    "fanshot.commands.pipeline_eval",
+    "fanshot.commands.label",
 ]
 
 
@@ -29,13 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # package not written yet
-                continue
-            raise
-        module.register(sub)
+        importlib.import_module(name).register(sub)
     return parser
 
 

@@ -142,7 +142,7 @@ def test_cli_text_output_lists_tiles_fans_and_total(tmp_path, capsys, monkeypatc
 
 
 def test_cli_text_says_why_a_total_with_flowers_is_under_the_minimum():
-    from vision.analyze_cli import format_analysis
+    from fanshot.commands.analyze import format_analysis
 
     hand = {"concealed": ["W1", "W2", "W3", "W4", "W5", "W6", "T2", "T3", "T4", "B6", "B7", "B8", "B5"],
             "melds": [], "win_tile": "B5", "flowers": ["H1", "H2", "H3"], "context": {}}

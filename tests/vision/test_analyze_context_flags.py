@@ -1,4 +1,4 @@
-"""The win-condition flags: one declaration (scoring.cli.add_context_arguments) read the same way by
+"""The win-condition flags: one declaration (fanshot.win_conditions.add_context_arguments) read the same way by
 `fanshot score` and `fanshot analyze`."""
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ import json
 import sys
 from pathlib import Path
 
-from scoring.cli import add_context_arguments, context_from_args
+from fanshot.win_conditions import add_context_arguments, context_from_args
 
 
 def register(subparsers) -> None:
