@@ -88,7 +88,7 @@ class Inference:
     def check_model(self) -> None:
         """The model is there (model.json, its classes, both networks), without loading it (the
         worker processes load it); ApiError 503 if not."""
-        from vision.detector import ModelNotFoundError, read_model_spec
+        from vision.model_spec import ModelNotFoundError, read_model_spec
 
         try:
             read_model_spec(self.settings.model_dir)
@@ -96,7 +96,8 @@ class Inference:
             raise ApiError(503, "model_not_found", str(exc)) from None
 
     def detector(self):
-        from vision.detector import ModelNotFoundError, get_detector
+        from vision.detector import get_detector
+        from vision.model_spec import ModelNotFoundError
 
         if not self._model_loaded:
             import cv2

@@ -233,7 +233,7 @@ def task_image(url: object, store: LabelStore | None, settings: dict) -> bytes:
 def predict_task(task: dict, config: dict, detector, store: LabelStore | None, settings: dict) -> dict:
     """One Label Studio prediction for one task."""
     from vision.decode import ImageError, probe_image
-    from vision.detector import read_photo
+    from vision.photo import read_photo
 
     if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
         raise LabelError("bad_task", "each task must be an object with 'data'", 422)
@@ -242,7 +242,8 @@ def predict_task(task: dict, config: dict, detector, store: LabelStore | None, s
     try:
         data = task_image(url, store, settings)
         original_width, original_height = probe_image(data)
-        rgb, found_tiles = read_photo(detector, data)  # percentages do not depend on the scale
+        photo = read_photo(data)  # percentages do not depend on the scale
+        rgb, found_tiles = photo.image, detector.detect(photo.image, photo=photo).tiles
     except ImageError as exc:
         raise LabelError(exc.code, f"{where}: {exc.message}", exc.status) from exc
     except LabelError as exc:

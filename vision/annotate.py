@@ -129,7 +129,7 @@ def _draw_tiles(image: Image.Image, analysis: dict) -> None:
             width=line * 2,
         )
 
-    from vision.detector import runs_down
+    from vision.boxes import runs_down
 
     # a hand running down the photo (shot from the side) is labelled beside its tiles: a column of
     # tiles leaves no room above each one; tiles left of the hand's middle on the left, the others

@@ -6,7 +6,7 @@ one player's hand comes from one set, so a reading with two H2 or five W2 is imp
 and the classifier's next choice for the weakest of them is usually the right one.
 
 `assign_one_set(detections)` picks, for each detection that carries `candidates`
-(`[[tile, score], ...]`, best first, as `vision.detector.Detector.detect` gives them), the
+(`[[tile, score], ...]`, best first, as vision.detections describes them), the
 candidate that keeps every tile within its count, greedily: all (detection, candidate)
 pairs by score, best first; a pair is taken when its detection has no tile yet and its tile
 has room left. A detection whose every candidate is full keeps its first one: a tile is

@@ -21,7 +21,7 @@ most likely one that wins.
   plus MAX_ADDS + ADD_POOL * PAIR_POOL for a hand one tile short (190 in all) or
   MAX_DROPS + DROP_POOL * PAIR_POOL for a hand with a tile too many (162 in all).
 - A hand one tile short (`wrong_tile_count` with fewer tiles than needed) may also take one
-  *weak* box: one the finder scored under its threshold (vision.detector's detect_with_weak),
+  *weak* box: one the finder scored under its threshold (vision.detections.Detections.weak),
   as one of its candidates scoring at least MIN_ADDED_SCORE (the finder fairly sure of a tile
   there, the classifier of its kind). It costs -log(candidate score): how unlikely that box is
   a tile of that kind at all. Additions join the singles
@@ -51,7 +51,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
-from vision.layout_geometry import overlap_of_smaller
+from vision.boxes import overlap_of_smaller
 from vision.layout_warnings import warning
 from vision.one_set import copies_in_one_set
 

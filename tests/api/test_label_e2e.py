@@ -11,6 +11,8 @@ import time
 import pytest
 from PIL import Image
 
+from vision.detections import Detections
+
 from browser import chromium, require_chromium, serving
 
 require_chromium()
@@ -24,8 +26,8 @@ DETECTIONS = [
 class FakeDetector:
     model_version = "fake-1"
 
-    def detect(self, rgb):
-        return [dict(d) for d in DETECTIONS]
+    def detect(self, rgb, **_):
+        return Detections([dict(d) for d in DETECTIONS])
 
 
 def jpeg(path, size=(400, 200)):

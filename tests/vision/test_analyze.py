@@ -9,6 +9,7 @@ import pytest
 from PIL import Image
 
 from fanshot.cli import main
+from vision.detections import Detections
 from vision.analyze import RESULT_KEYS, analyze_image
 from scoring.errors import HandError
 from vision.decode import ImageError
@@ -28,9 +29,9 @@ class StandIn:
         self.detections = detections
         self.seen = None
 
-    def detect(self, rgb):
+    def detect(self, rgb, **_):
         self.seen = rgb.shape
-        return [dict(d) for d in self.detections]
+        return Detections([dict(d) for d in self.detections])
 
 
 def png_bytes(width=800, height=300) -> bytes:

@@ -15,6 +15,7 @@ from PIL import Image
 from fanshot.cli import main
 from vision.analyze import analyze_detections, analyze_image
 from vision.classes import CLASSES
+from vision.detections import Detections
 from vision.detector import detect_photo
 from vision.one_set import COPIES_PER_FLOWER, COPIES_PER_TILE, assign_one_set, copies_in_one_set
 
@@ -97,11 +98,9 @@ class StandIn:
     def __init__(self, detections, weak=()):
         self.detections, self.weak = detections, list(weak)
 
-    def detect(self, rgb):
-        return copy.deepcopy(self.detections)
-
-    def detect_with_weak(self, rgb, floor, closer=False, upside_down=False):
-        return self.detect(rgb), [copy.deepcopy(d) for d in self.weak if d["score"] >= floor]
+    def detect(self, rgb, *, weak_floor=None, **_):
+        weak = [] if weak_floor is None else [copy.deepcopy(d) for d in self.weak if d["score"] >= weak_floor]
+        return Detections(copy.deepcopy(self.detections), weak)
 
 
 def png_bytes(width=800, height=300) -> bytes:

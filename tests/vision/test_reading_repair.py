@@ -12,6 +12,7 @@ import vision.reading_repair as rr
 from vision.analyze import analyze_detections, analyze_image
 from vision.messages_zh import warning_zh
 
+from vision.detections import Detections
 from test_analyze import StandIn, png_bytes
 from test_layout_scenes import scene
 
@@ -227,8 +228,8 @@ class MisreadsOneTile:
         self.change = (flower, record["boxes"][i]["tile"])
         misread(self.dets, i, [(flower, 0.6), (self.change[1], 0.3)])
 
-    def detect(self, rgb):
-        return copy.deepcopy(self.dets)
+    def detect(self, rgb, **_):
+        return Detections(copy.deepcopy(self.dets))
 
 
 def test_analyze_eval_counts_the_repairs():
