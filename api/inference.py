@@ -135,7 +135,8 @@ class Inference:
         detector = self.detector()
         try:
             with image_errors():
-                rgb, analysis = analyze_photo(data, context, rules, detector, max_pixels=self.settings.max_pixels)
+                rgb, analyzed = analyze_photo(data, context, rules, detector, max_pixels=self.settings.max_pixels)
+                analysis = analyzed.to_json()
         except scoring.HandError as exc:
             raise ApiError(422, exc.code, exc.message, params=exc.params) from None
         small, drawn = shrink_for_drawing(rgb, analysis, self.settings.annotated_max_side)

@@ -1,6 +1,7 @@
 """Photo -> score: decode, detect, lay out, score. What the API and `fanshot analyze` call.
 
-`analyze_image(data, context, rules, detector)` returns plain data:
+`analyze_photo` and `analyze_detections` give a vision.analysis.Analysis; `analyze_image(data,
+context, rules, detector)` its JSON, plain data:
 
     {"tiles": [{"tile", "box", "score", "role", "sideways", "low_confidence"}],
      "hand": HAND or None, "score": SCORE or None,
@@ -18,9 +19,12 @@ unknown_ruleset).
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from vision.detections import Detections, TileDetector
+from vision.analysis import Analysis
+from vision.detections import Detection, Detections, TileDetector
 from vision.layout import build_hand
 from vision.one_set import assign_one_set
 from vision.photo import Photo
@@ -38,6 +42,20 @@ DOUBTS = ("no_winning_hand", "unusual_layout", "low_confidence")
 LOOK_AGAIN = 2
 # read_hand's other looks at a photo in doubt, in turn (the detector's `detect` options)
 LOOKS = ({"closer": True}, {"upside_down": True})
+
+
+class HandReading(NamedTuple):
+    """read_hand's answer: the detections read (detect_hand's) and their analysis."""
+
+    detections: Detections
+    analysis: Analysis
+
+
+class AnalyzedPhoto(NamedTuple):
+    """analyze_photo's answer: the RGB image analyzed and the analysis, boxes in its pixels."""
+
+    image: np.ndarray
+    analysis: Analysis
 
 
 def normalize_context(context: dict | None, rules: str = "mcr") -> dict:
@@ -60,17 +78,17 @@ def detect_hand(detector: TileDetector, rgb: np.ndarray, *, photo: Photo | None 
     return Detections(assign_one_set(found.tiles), found.weak, found.closer_differs)
 
 
-def doubts(analysis: dict) -> tuple[bool, ...]:
+def doubts(analysis: Analysis) -> tuple[bool, ...]:
     """Which of DOUBTS an analysis has, in DOUBTS' order (so that a less doubtful reading
     compares smaller)."""
-    codes = {w["code"] for w in analysis["warning_details"]}
-    return (analysis["score"] is None, *(code in codes for code in DOUBTS[1:]))
+    codes = {w["code"] for w in analysis.warning_details}
+    return (analysis.score is None, *(code in codes for code in DOUBTS[1:]))
 
 
 def read_hand(
     detector: TileDetector, rgb: np.ndarray, context: dict | None = None, rules: str = "mcr", *,
     repair_reading: bool = True, photo: Photo | None = None,
-) -> tuple[Detections, dict]:
+) -> HandReading:
     """A photo's detections (detect_hand) and their analysis (analyze_detections); `photo`: the
     photo `rgb` is (vision.photo.read_photo). A reading in doubt (no winning hand, or an unusual
     layout: DOUBTS[:LOOK_AGAIN]) is read again with the detector's other LOOKS, in turn, while it
@@ -99,18 +117,18 @@ def read_hand(
         second = analyze_detections(again.tiles, size, context, rules, weak=again.weak, repair_reading=repair_reading)
         if doubts(second) < doubts(analysis):
             detections, analysis = again, second
-    return detections, analysis
+    return HandReading(detections, analysis)
 
 
 def analyze_detections(
-    detections: list[dict],
+    detections: list[Detection],
     image_size: tuple[int, int],
     context: dict | None = None,
     rules: str = "mcr",
     *,
-    weak: list[dict] = (),
+    weak: list[Detection] | tuple = (),
     repair_reading: bool = True,
-) -> dict:
+) -> Analysis:
     """The layout and score of given detections (the photo's, or anyone's).
 
     When the tiles make no winning hand and the detections carry `candidates`, the most
@@ -120,23 +138,13 @@ def analyze_detections(
     take one of them in that repair."""
     context = normalize_context(context, rules)
 
-    def layout_of(dets: list[dict]) -> dict:
+    def layout_of(dets: list[Detection]) -> dict:
         return build_hand(dets, image_size, context, rules)
 
     layout = layout_of(detections)
     if repair_reading and needs_repair(layout):
         layout = repair(detections, layout, layout_of, weak) or layout
-    return {
-        "tiles": layout["tiles"],
-        "hand": layout["hand"],
-        "score": layout["score"],
-        "warnings": layout["warnings"],
-        "warning_details": layout["warning_details"],
-        "alternatives": layout["alternatives"],
-        "error": layout["error"],
-        "groups": layout["groups"],
-        "image_size": [int(image_size[0]), int(image_size[1])],
-    }
+    return Analysis.of_layout(layout, image_size)
 
 
 def analyze_image(
@@ -147,9 +155,9 @@ def analyze_image(
     *,
     max_pixels: int | None = None,
 ) -> dict:
-    """Decode image bytes (JPEG, PNG, WebP, HEIC; EXIF orientation applied) and analyze them
-    (`analyze_photo`'s analysis)."""
-    return analyze_photo(data, context, rules, detector, max_pixels=max_pixels)[1]
+    """Decode image bytes (JPEG, PNG, WebP, HEIC; EXIF orientation applied) and analyze them:
+    `analyze_photo`'s analysis as JSON."""
+    return analyze_photo(data, context, rules, detector, max_pixels=max_pixels).analysis.to_json()
 
 
 def analyze_photo(
@@ -159,10 +167,10 @@ def analyze_photo(
     detector: TileDetector | None = None,
     *,
     max_pixels: int | None = None,
-) -> tuple[np.ndarray, dict]:
+) -> AnalyzedPhoto:
     """A photo's bytes read at the resolution the pipeline reads photos at
     (vision.photo.read_photo: a 4000 px JPEG at 1/4, decoded so by the codec) and analyzed:
-    (the RGB image analyzed, the analysis, boxes in its pixels).
+    the RGB image analyzed and the analysis, boxes in its pixels.
     `fanshot analyze` and POST /api/v1/analyze call this."""
     from vision.detector import get_detector
     from vision.photo import read_photo
@@ -171,5 +179,4 @@ def analyze_photo(
     if detector is None:
         detector = get_detector()
     photo = read_photo(data, max_pixels=max_pixels)
-    _, analysis = read_hand(detector, photo.image, context, rules, photo=photo)
-    return photo.image, analysis
+    return AnalyzedPhoto(photo.image, read_hand(detector, photo.image, context, rules, photo=photo).analysis)

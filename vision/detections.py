@@ -1,17 +1,24 @@
-"""What a detector answers (`Detections`) and what it must offer (`TileDetector`).
-
-A detection is a dict `{"tile", "box": [x1, y1, x2, y2], "score", "candidates": [[tile, score], ...]}`
-(boxes in pixels of the image detected; `candidates` best first, the first being `tile` and
-`score`, vision.one_set and vision.reading_repair use them).
-"""
+"""What a detector answers (`Detection`, `Detections`) and what it must offer (`TileDetector`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NotRequired, Protocol, TypedDict
 
 import numpy as np
 
 from vision.photo import Photo
+
+
+class Detection(TypedDict):
+    """One tile found: its class, its box [x1, y1, x2, y2] (pixels of the image detected), its score
+    (finder score x class probability), and the detector's best classes as [tile, score], best
+    first, the first being `tile` and `score` (vision.one_set and vision.reading_repair use them;
+    detections of other sources, as a scene's true boxes, may have none)."""
+
+    tile: str
+    box: list[float]
+    score: float
+    candidates: NotRequired[list[list]]
 
 
 @dataclass(frozen=True)
@@ -21,8 +28,8 @@ class Detections:
     tile as a tile); and whether a closer look (`closer=True`) could read the image otherwise than
     this look did."""
 
-    tiles: list[dict]
-    weak: list[dict] = field(default_factory=list)
+    tiles: list[Detection]
+    weak: list[Detection] = field(default_factory=list)
     closer_differs: bool = True
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from vision.boxes import long_sides, suppress_duplicates, tile_size
 from vision.classes import NOT_A_TILE
 from vision.classifier import TileClassifier
-from vision.detections import Detections, TileDetector
+from vision.detections import Detection, Detections, TileDetector
 from vision.finder import TileFinder
 from vision.model_spec import DEFAULT_MODEL_DIR, DEFAULT_THREADS, MODEL_JSON, read_model_spec
 from vision.photo import DETECT_MAX_SIDE, Photo, read_photo
@@ -87,7 +87,7 @@ class Detector:
         order = np.concatenate([kept, weak_tiles]).astype(np.int64)
         weak_kept = [int(order[j]) for j in suppress_duplicates(all_boxes[order], rank) if j >= len(kept)]
 
-        def record(i: int) -> dict:
+        def record(i: int) -> Detection:
             return {
                 "tile": classifier.classes[int(class_ids[i])],
                 "box": [round(float(v), 1) for v in all_boxes[i]],
@@ -95,7 +95,7 @@ class Detector:
                 "candidates": classifier.candidates(probs[i], class_ids[i], all_find[i]),
             }
 
-        def left_to_right(found: list[dict]) -> list[dict]:
+        def left_to_right(found: list[Detection]) -> list[Detection]:
             return sorted(found, key=lambda d: (d["box"][0], d["box"][1]))
 
         return Detections(left_to_right([record(int(i)) for i in kept]), left_to_right([record(i) for i in weak_kept]),
@@ -167,7 +167,7 @@ def detect_photo(
 
         tiles = assign_one_set(tiles)
 
-    def in_stored_pixels(d: dict) -> dict:
+    def in_stored_pixels(d: Detection) -> dict:
         x1, y1, x2, y2 = d["box"]
         box = [round(x1 * sx, 1), round(y1 * sy, 1), round(x2 * sx, 1), round(y2 * sy, 1)]
         kept = {"tile": d["tile"], "box": box, "score": float(d["score"])}

@@ -23,6 +23,7 @@ from typing import Callable
 
 from vision import layout_geometry as geometry
 from vision.classes import BACK
+from vision.detections import Detection
 from vision.layout_geometry import LOW_CONFIDENCE, Group, Selection, Tile
 from vision.layout_warnings import describe_reading, layout_error, warning
 
@@ -334,7 +335,7 @@ def _score_level(readings: list[_Reading], context, score: ScoreFn) -> list[_Rea
 
 
 def build_hand(
-    detections: list[dict],
+    detections: list[Detection],
     image_size: tuple[int, int] | None = None,
     context: dict | None = None,
     rules: str = "mcr",

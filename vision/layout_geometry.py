@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from vision.boxes import LAYOUT_DUPLICATE_OVERLAP, overlap_of_smaller
 from vision.classes import BACK
+from vision.detections import Detection
 from vision.layout_warnings import warning
 
 LOW_CONFIDENCE = 0.5  # a tile read with less than this comes back with a warning
@@ -114,7 +115,7 @@ def _same_tile(a, b, weaker_score: float) -> bool:
     return overlap > NEAR_DUPLICATE_OVERLAP and math.hypot(dx, dy) < NEAR_DUPLICATE_CENTRES * side
 
 
-def clean(detections: list[dict]) -> tuple[list[Tile], list[dict]]:
+def clean(detections: list[Detection]) -> tuple[list[Tile], list[dict]]:
     warnings: list[dict] = []
     ordered = sorted(detections, key=lambda d: -float(d.get("score", 1.0)))
     kept: list[dict] = []

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 
 from vision.classes import BACK, CLASSES
+from vision.detections import Detection
 
 COPIES_PER_TILE = 4  # each of the 34 suit and honour tiles
 COPIES_PER_FLOWER = 1  # each flower and season, H1..H8
@@ -30,7 +31,7 @@ def copies_in_one_set(tile: str) -> int | None:
     return COPIES_PER_FLOWER if tile.startswith(FLOWER_PREFIX) else COPIES_PER_TILE
 
 
-def assign_one_set(detections: list[dict]) -> list[dict]:
+def assign_one_set(detections: list[Detection]) -> list[Detection]:
     """New detection dicts (same order; the input is not changed) whose tiles one set can hold.
 
     A detection that changes takes its chosen candidate's tile and score; the rest of it

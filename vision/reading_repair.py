@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from vision.boxes import overlap_of_smaller
+from vision.detections import Detection
 from vision.layout_warnings import warning
 from vision.one_set import copies_in_one_set
 
@@ -85,7 +86,7 @@ DROP_POOL = 4  # the cheapest drops paired with a substitution (4 x PAIR_POOL pa
 STRAY_UNSURE = 0.5
 REPAIRED_ROLES = frozenset({"concealed", "meld", "win", "flower"})  # the tiles the layout counts
 
-Layout = Callable[[list[dict]], dict]
+Layout = Callable[[list[Detection]], dict]
 
 
 @dataclass(frozen=True)
@@ -108,14 +109,14 @@ def _box_key(box) -> tuple:
     return tuple(round(float(x), 1) for x in box)  # the layout answers boxes rounded so
 
 
-def counted_detections(detections: list[dict], tiles: list[dict]) -> set[int]:
+def counted_detections(detections: list[Detection], tiles: list[dict]) -> set[int]:
     """Positions of the detections the layout counted in the hand (its `tiles` with a hand or
     flower role, matched by box); strays and boxes the layout dropped as twins are not."""
     counted = {_box_key(t["box"]) for t in tiles if t.get("role") in REPAIRED_ROLES}
     return {i for i, det in enumerate(detections) if _box_key(det["box"]) in counted}
 
 
-def unsure_strays(detections: list[dict], counted: set[int]) -> set[int]:
+def unsure_strays(detections: list[Detection], counted: set[int]) -> set[int]:
     """Positions of the detections left out of the hand that the detector read unsure (under
     STRAY_UNSURE): a misread hand tile can break its group, and the layout then leaves the
     group out (a kong read BACK W2 W4 BACK is no set)."""
@@ -123,7 +124,7 @@ def unsure_strays(detections: list[dict], counted: set[int]) -> set[int]:
             if i not in counted and float(det.get("score", 0.0)) < STRAY_UNSURE}
 
 
-def substitutions(detections: list[dict], positions: set[int] | None = None) -> list[Substitution]:
+def substitutions(detections: list[Detection], positions: set[int] | None = None) -> list[Substitution]:
     """Every candidate worth trying in place of a detection's tile (of those at `positions`,
     default all), cheapest first."""
     out = []
@@ -141,7 +142,7 @@ def substitutions(detections: list[dict], positions: set[int] | None = None) -> 
     return sorted(out, key=lambda s: s.cost)
 
 
-def additions(weak: list[dict]) -> list[Substitution]:
+def additions(weak: list[Detection]) -> list[Substitution]:
     """Every candidate of the weak boxes worth adding to the hand, cheapest first."""
     out = []
     for i, det in enumerate(weak):
@@ -153,7 +154,7 @@ def additions(weak: list[dict]) -> list[Substitution]:
     return sorted(out, key=lambda s: s.cost)
 
 
-def drop_cost(detections: list[dict], i: int, counted: set[int]) -> float:
+def drop_cost(detections: list[Detection], i: int, counted: set[int]) -> float:
     """How unlikely detection i lies on no tile of its own (DROP_COSTS): a twin of another counted
     box (the weaker or the stronger of the two), or a lone box (unsure or not)."""
     score = float(detections[i].get("score", 0.0))
@@ -165,7 +166,7 @@ def drop_cost(detections: list[dict], i: int, counted: set[int]) -> float:
     return DROP_COSTS["lone_unsure" if score < LONE_UNSURE else "lone"]
 
 
-def drops(detections: list[dict], counted: set[int]) -> list[Substitution]:
+def drops(detections: list[Detection], counted: set[int]) -> list[Substitution]:
     """Every counted detection the hand may do without, cheapest first."""
     out = [Substitution(i, detections[i]["tile"], float(detections[i].get("score", 0.0)), 0,
                         drop_cost(detections, i, counted), removed=True) for i in sorted(counted)]
@@ -186,7 +187,7 @@ def tiles_over(result: dict) -> bool:
     return error.get("code") == "wrong_tile_count" and params.get("found", 0) > params.get("needed", 0)
 
 
-def _fits_one_set(detections: list[dict], changes: tuple[Substitution, ...]) -> bool:
+def _fits_one_set(detections: list[Detection], changes: tuple[Substitution, ...]) -> bool:
     """The tiles the changes bring in stay within one set's counts."""
     counts = Counter(det["tile"] for det in detections)
     for s in changes:
@@ -215,7 +216,7 @@ def trials(subs: list[Substitution], adds: list[Substitution] = (),
     return singles + pairs
 
 
-def _apply(detections: list[dict], changes: tuple[Substitution, ...], weak: list[dict]) -> list[dict]:
+def _apply(detections: list[Detection], changes: tuple[Substitution, ...], weak: list[Detection]) -> list[Detection]:
     changed = [dict(det) for det in detections]
     for s in changes:
         if s.added:
@@ -226,7 +227,8 @@ def _apply(detections: list[dict], changes: tuple[Substitution, ...], weak: list
     return [det for i, det in enumerate(changed) if i not in removed]
 
 
-def repair(detections: list[dict], result: dict, layout: Layout, weak: list[dict] = ()) -> dict | None:
+def repair(detections: list[Detection], result: dict, layout: Layout,
+           weak: list[Detection] | tuple = ()) -> dict | None:
     """The least costly winning reading of `detections` (whose layout gave `result`, an
     error that needs_repair), as `layout(changed detections)` answers it plus a
     `reading_repaired` warning; None when no trial wins. `weak`: boxes the finder scored under
@@ -253,8 +255,8 @@ def _box(box) -> list[float]:
     return [round(float(x), 1) for x in box]
 
 
-def _with_warning(answer: dict, result: dict, detections: list[dict], changes: tuple[Substitution, ...],
-                  weak: list[dict]) -> dict:
+def _with_warning(answer: dict, result: dict, detections: list[Detection], changes: tuple[Substitution, ...],
+                  weak: list[Detection]) -> dict:
     def change(s: Substitution) -> dict:
         if s.added:
             return {"from": None, "to": s.tile, "choice": s.choice, "box": _box(weak[s.index]["box"]), "added": True}
@@ -273,7 +275,7 @@ def _with_warning(answer: dict, result: dict, detections: list[dict], changes: t
     return answer
 
 
-def _with_dropped(tiles: list[dict], before: list[dict], detections: list[dict],
+def _with_dropped(tiles: list[dict], before: list[dict], detections: list[Detection],
                   changes: tuple[Substitution, ...]) -> list[dict]:
     """The layout's tile records with each dropped detection's record (as the layout gave it
     before the repair) put back: role "stray", `dropped` and `low_confidence` (a tile to check)."""
@@ -282,7 +284,7 @@ def _with_dropped(tiles: list[dict], before: list[dict], detections: list[dict],
         return tiles
     records = [dict(t, role="stray", dropped=True, low_confidence=True) for t in before if _box_key(t["box"]) in dropped]
     return sorted([*tiles, *records], key=lambda t: (t["box"][0], t["box"][1]))
-def _mark_read_as(tiles: list[dict], detections: list[dict], changes: tuple[Substitution, ...]) -> list[dict]:
+def _mark_read_as(tiles: list[dict], detections: list[Detection], changes: tuple[Substitution, ...]) -> list[dict]:
     """The layout's tile records, each changed tile's with `read_as`: the detector's own first
     reading. The layout keeps no link to the detections it was given but their boxes (as
     counted_detections matches them), so a changed detection's record is the one with its box."""

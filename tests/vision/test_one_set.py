@@ -130,7 +130,7 @@ MISREAD_T1 = {3: ("H3", "T1", 0.6, 0.3)}
 def test_analyze_reads_the_photo_as_one_set_and_keeps_candidates_out_of_its_tiles():
     found = with_candidates(scene(ROWS), MISREAD_T1)
     raw = analyze_detections(found, (800, 300), repair_reading=False)
-    assert raw["score"] is None  # two H3 and a chow short of a tile: no winning hand
+    assert raw.score is None  # two H3 and a chow short of a tile: no winning hand
     result = analyze_image(png_bytes(), detector=StandIn(found))
     assert result["error"] is None and result["score"]["total"] > 0
     assert Counter(t["tile"] for t in result["tiles"]) == Counter(d["tile"] for d in scene(ROWS))

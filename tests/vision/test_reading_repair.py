@@ -50,7 +50,7 @@ def counting_layout():
 
 
 def analyze(dets, repair=True):
-    return analyze_detections(dets, SIZE, repair_reading=repair)
+    return analyze_detections(dets, SIZE, repair_reading=repair).to_json()
 
 
 def repairs(result):

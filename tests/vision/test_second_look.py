@@ -42,7 +42,7 @@ def test_a_reading_that_makes_no_hand_is_read_again_closer_and_the_winning_readi
     detector = TwoLooks(no_hand(), detections())
     found, analysis = read_hand(detector, PHOTO)
     assert detector.looks == ["first", "closer"]
-    assert analysis["score"]["total"] == true_total()
+    assert analysis.score["total"] == true_total()
     assert [d["tile"] for d in found.tiles] == [d["tile"] for d in detections()]
 
 
@@ -50,14 +50,14 @@ def test_a_reading_in_no_doubt_is_read_once():
     detector = TwoLooks(detections(), no_hand())
     _, analysis = read_hand(detector, PHOTO)
     assert detector.looks == ["first"]
-    assert analysis["score"]["total"] == true_total()
+    assert analysis.score["total"] == true_total()
 
 
 def test_the_first_reading_stays_when_no_other_look_is_better():
     detector = TwoLooks(no_hand(), no_hand())
     found, analysis = read_hand(detector, PHOTO)
     assert detector.looks == ["first", "closer", "upside_down"]
-    assert analysis["score"] is None and analysis["error"] is not None
+    assert analysis.score is None and analysis.error is not None
     assert doubts(analysis)[0]
 
 
@@ -67,7 +67,7 @@ def test_a_doubtful_reading_is_not_read_closer_when_a_closer_look_would_be_the_s
     photo = Photo(PHOTO, lambda side: PHOTO, max(PHOTO.shape[:2]))  # a photo read by read_photo
     _, analysis = read_hand(detector, PHOTO, photo=photo)
     assert detector.looks == ["first", "upside_down"]
-    assert analysis["score"] is None
+    assert analysis.score is None
     # an image given directly (not read by read_photo): a closer look may differ, it is taken
     detector.looks = []
     read_hand(detector, PHOTO)
@@ -78,7 +78,7 @@ def test_a_reading_still_in_doubt_is_read_upside_down_and_the_winning_reading_ke
     detector = TwoLooks(no_hand(), no_hand(), upside_down=detections())
     found, analysis = read_hand(detector, PHOTO)
     assert detector.looks == ["first", "closer", "upside_down"]
-    assert analysis["score"]["total"] == true_total()
+    assert analysis.score["total"] == true_total()
     assert [d["tile"] for d in found.tiles] == [d["tile"] for d in detections()]
 
 
@@ -102,9 +102,9 @@ def test_the_shipped_model_reads_a_meld_right_on_the_second_look():
     detector = get_detector()
     found = detect_hand(detector, image)
     first = analyze_detections(found.tiles, size, context, weak=found.weak)
-    assert first["score"]["total"] != record["score"]["total"] and doubts(first)[1]
+    assert first.score["total"] != record["score"]["total"] and doubts(first)[1]
     _, analysis = read_hand(detector, image, context)
-    assert analysis["score"]["total"] == record["score"]["total"] == 73
+    assert analysis.score["total"] == record["score"]["total"] == 73
 
 
 def test_the_shipped_model_reads_a_hand_photographed_from_across_the_table():
@@ -123,6 +123,6 @@ def test_the_shipped_model_reads_a_hand_photographed_from_across_the_table():
     detector = get_detector()
     for look in ({}, {"closer": True}):
         found = detect_hand(detector, image, **look)
-        assert analyze_detections(found.tiles, size, context, weak=found.weak)["score"] is None
+        assert analyze_detections(found.tiles, size, context, weak=found.weak).score is None
     _, analysis = read_hand(detector, image, context)
-    assert analysis["score"]["total"] == record["score"]["total"] == 22
+    assert analysis.score["total"] == record["score"]["total"] == 22

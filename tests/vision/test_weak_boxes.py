@@ -40,7 +40,8 @@ def short_of(i, candidates):
 
 
 def analyze(dets, weak=(), repair=True):
-    return analyze_detections(copy.deepcopy(dets), SIZE, weak=copy.deepcopy(list(weak)), repair_reading=repair)
+    return analyze_detections(copy.deepcopy(dets), SIZE, weak=copy.deepcopy(list(weak)),
+                              repair_reading=repair).to_json()
 
 
 def test_a_hand_one_tile_short_takes_the_weak_box_that_completes_it():
