@@ -158,7 +158,8 @@ def fuse_views(
     view = np.r_[np.zeros(len(scores_a), bool), np.ones(len(scores_b), bool)]
     overlap = iou_matrix(boxes, boxes)
     used = np.zeros(len(scores), bool)
-    merged_boxes, merged_scores = [], []
+    fused_boxes: list[np.ndarray] = []
+    fused_scores: list[float] = []
     for i in np.argsort(-scores, kind="stable"):
         if used[i]:
             continue
@@ -170,10 +171,10 @@ def fuse_views(
             used[j] = True
             members.append(j)
         weights = scores[members]
-        merged_boxes.append((boxes[members] * weights[:, None]).sum(0) / weights.sum())
-        merged_scores.append(weights.sum() / 2)
-    merged_boxes = np.asarray(merged_boxes, np.float32).reshape(-1, 4)
-    merged_scores = np.asarray(merged_scores, np.float32)
+        fused_boxes.append((boxes[members] * weights[:, None]).sum(0) / weights.sum())
+        fused_scores.append(weights.sum() / 2)
+    merged_boxes = np.asarray(fused_boxes, np.float32).reshape(-1, 4)
+    merged_scores = np.asarray(fused_scores, np.float32)
     keep = merged_scores >= conf
     return merged_boxes[keep], merged_scores[keep]
 

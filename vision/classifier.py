@@ -114,7 +114,7 @@ class TileClassifier:
         """Class probabilities of N x C x H x W crops, averaged with their flipped views (`view_flips`)
         for the crops whose best class is under `views_below`."""
         probs = self._class_probabilities(blob)
-        unsure = np.flatnonzero(probs.max(axis=1) < self.views_below) if self.view_flips else []
+        unsure = np.flatnonzero(probs.max(axis=1) < self.views_below) if self.view_flips else np.zeros(0, np.int64)
         if len(unsure):
             views = np.concatenate([np.flip(blob[unsure], dims) for dims in self.view_flips])
             flipped = self._class_probabilities(np.ascontiguousarray(views)).reshape(len(self.view_flips), len(unsure), -1)

@@ -2,23 +2,26 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NotRequired, Protocol, TypedDict
+from typing import Protocol, TypedDict
 
 import numpy as np
 
 from vision.photo import Photo
 
 
-class Detection(TypedDict):
+class _Found(TypedDict):
+    tile: str
+    box: list[float]
+    score: float
+
+
+class Detection(_Found, total=False):
     """One tile found: its class, its box [x1, y1, x2, y2] (pixels of the image detected), its score
     (finder score x class probability), and the detector's best classes as [tile, score], best
     first, the first being `tile` and `score` (vision.one_set and vision.reading_repair use them;
     detections of other sources, as a scene's true boxes, may have none)."""
 
-    tile: str
-    box: list[float]
-    score: float
-    candidates: NotRequired[list[list]]
+    candidates: list[list]
 
 
 @dataclass(frozen=True)

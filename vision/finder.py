@@ -14,8 +14,19 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from vision.boxes import (fuse_views, half_turn, intersections, main_cluster, merge_windows, photo_windows,
-                          region_area, runs_down, tile_size, unturn, zoom_region)
+from vision.boxes import (
+    fuse_views,
+    half_turn,
+    intersections,
+    main_cluster,
+    merge_windows,
+    photo_windows,
+    region_area,
+    runs_down,
+    tile_size,
+    unturn,
+    zoom_region,
+)
 from vision.model_spec import onnx_session
 
 FINDER_STRIDE = 32  # the finder's largest stride: a canvas of free shape is a multiple of it
@@ -95,8 +106,8 @@ def decode_yolo(
     boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
     scores, class_ids = scores[keep], class_ids[keep]
     xywh = np.stack([boxes[:, 0], boxes[:, 1], w, h], axis=1)
-    picked = cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), conf, iou, top_k=max_det)
-    picked = np.asarray(picked, dtype=np.int64).reshape(-1)
+    kept = cv2.dnn.NMSBoxes(xywh.tolist(), scores.tolist(), conf, iou, top_k=max_det)
+    picked = np.asarray(kept, dtype=np.int64).reshape(-1)
     return boxes[picked], scores[picked], class_ids[picked]
 
 
@@ -130,7 +141,8 @@ class TileFinder:
         # has, the finder looks over overlapping windows of the photo (each with its mirror image
         # too, as the whole photo)
         self.window_below = int(spec.get("window_below", WINDOW_BELOW))
-        self.window_grid = tuple(int(v) for v in spec.get("window_grid", WINDOW_GRID))
+        along_long, along_short = (int(v) for v in spec.get("window_grid", WINDOW_GRID))
+        self.window_grid = (along_long, along_short)
         self.window_overlap = float(spec.get("window_overlap", WINDOW_OVERLAP))
         self.window_mirror = bool(spec.get("window_mirror", WINDOW_MIRROR))
         self.turn_rows = bool(spec.get("turn_rows", False))

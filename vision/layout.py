@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 from vision import layout_geometry as geometry
 from vision.classes import BACK
@@ -72,6 +72,13 @@ def _meld(group: Group) -> dict | None:
             meld["from"] = "right"
         else:
             meld["from"] = "across"
+    return meld
+
+
+def _meld_of(group: Group) -> dict:
+    """The meld of a group known to show one (a reading's meld)."""
+    meld = _meld(group)
+    assert meld is not None, "a reading's meld makes a meld"
     return meld
 
 
@@ -205,7 +212,7 @@ def _merges(groups: list[Group], width: float) -> list[tuple[list[Group], int]]:
     return out
 
 
-def _reading_order(tiles: list[Tile], melds: list[Group] = ()) -> list[Tile]:
+def _reading_order(tiles: list[Tile], melds: Sequence[Group] = ()) -> list[Tile]:
     """The concealed tiles in the order the player laid them: players sort their hand
     up from 1 (winds East to North, dragons red, green, white) and lay a chow in order
     (the claimed tile, turned, may stand out of it); when the photo shows them going down,
@@ -213,7 +220,7 @@ def _reading_order(tiles: list[Tile], melds: list[Group] = ()) -> list[Tile]:
     inner = tiles[1:-1]  # either end may be the winning tile, out of order
     pairs = list(zip(inner, inner[1:]))
     for g in melds:
-        if _meld(g)["kind"] == "chow":
+        if _meld_of(g)["kind"] == "chow":
             upright = [t for t in g.tiles if not t.sideways]
             pairs += list(zip(upright, upright[1:]))
     up = down = 0
@@ -255,10 +262,10 @@ def _readings_of(selection: Selection, groups: list[Group], base_penalty: int) -
             # a piece of them lying in another row (among the melds) is one more.
             odd = sum(1 for g in rest for t in g.tiles if t.sideways)
             pieces = len([g for g in rest if len(g.tiles) > 1]) + len([g for g in rest if len(g.tiles) == 1])
-            by_row = Counter()
+            by_row: Counter[int] = Counter()
             for g in rest:
                 by_row[g.row] += len(g.tiles)
-            home = max(by_row, key=by_row.get) if by_row else None
+            home = max(by_row, key=lambda row: by_row[row]) if by_row else None
             odd += sum(1 for g in rest if len(g.tiles) > 1 and g.row != home)
             # A winning tile set apart is a single tile; otherwise the last tile of the
             # concealed row (where a drawn tile goes) is the likeliest, any other a guess.
@@ -273,7 +280,7 @@ def _readings_of(selection: Selection, groups: list[Group], base_penalty: int) -
                         seen.add(t.code)
                         win_choices.append((t, False, 0 if k == 0 else 1))
             base = base_penalty + odd + max(0, pieces - 1)
-            hidden_count = sum(1 for g in melds if _meld(g)["tiles"][0] == HIDDEN)
+            hidden_count = sum(1 for g in melds if _meld_of(g)["tiles"][0] == HIDDEN)
             # the kong holds all four copies of its tile: not one seen anywhere else, in the hand
             # or beside it (the strays are tiles of the same set)
             shown = {t.code for g in groups + selection.strays for t in g.tiles}
@@ -295,7 +302,7 @@ def _hand_of(reading: _Reading, context: dict) -> dict:
     melds = []
     hidden = list(reading.hidden)
     for g in sorted(reading.melds, key=lambda g: (g.row, g.start)):
-        meld = _meld(g)
+        meld = _meld_of(g)
         if meld["tiles"][0] == HIDDEN:
             meld["tiles"] = [hidden.pop(0)] * 4
         melds.append(meld)
@@ -355,7 +362,7 @@ def build_hand(
     score = score or _default_score(rules)
     context = dict(context or {})
     tiles, warnings = geometry.clean(detections)
-    result = {
+    result: dict[str, Any] = {
         "hand": None,
         "score": None,
         "error": None,

@@ -166,6 +166,7 @@ def row_angle(tiles: list[Tile]) -> float:
                 d = math.hypot(x2 - x, y2 - y)
                 if best is None or d < best[0]:
                     best = (d, x2 - x, y2 - y)
+        assert best is not None  # two tiles or more
         d, dx, dy = best
         if d == 0 or d > 2.0 * size:
             continue

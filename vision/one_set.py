@@ -57,7 +57,7 @@ def assign_one_set(detections: list[Detection]) -> list[Detection]:
 
     result = []
     for i, det in enumerate(detections):
-        det = dict(det)
+        det = det.copy()
         if det.get("candidates"):
             tile, score = chosen.get(i, tuple(det["candidates"][0]))
             if tile != det["tile"]:

@@ -49,7 +49,7 @@ import itertools
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 from vision.boxes import overlap_of_smaller
 from vision.detections import Detection
@@ -202,25 +202,28 @@ def _fits_one_set(detections: list[Detection], changes: tuple[Substitution, ...]
     return True
 
 
-def trials(subs: list[Substitution], adds: list[Substitution] = (),
-           removals: list[Substitution] = ()) -> list[tuple[Substitution, ...]]:
+def trials(subs: Sequence[Substitution], adds: Sequence[Substitution] = (),
+           removals: Sequence[Substitution] = ()) -> list[tuple[Substitution, ...]]:
     """The sets of changes to try, in order: single substitutions, additions and drops by cost,
     then pairs (of two detections, or an addition or a drop and a substitution of another
     detection) by total cost; equal costs keep the order of `subs`, then `adds`, then `removals`."""
-    pairs = [p for p in itertools.combinations(subs[:PAIR_POOL], 2) if p[0].index != p[1].index]
+    pairs: list[tuple[Substitution, ...]] = [
+        p for p in itertools.combinations(subs[:PAIR_POOL], 2) if p[0].index != p[1].index]
     pairs += [(a, s) for a in adds[:ADD_POOL] for s in subs[:PAIR_POOL]]
     pairs += [(d, s) for d in removals[:DROP_POOL] for s in subs[:PAIR_POOL] if d.index != s.index]
     pairs.sort(key=lambda p: p[0].cost + p[1].cost)
-    singles = sorted([(s,) for s in subs[:MAX_SINGLES]] + [(a,) for a in adds[:MAX_ADDS]]
+    singles: list[tuple[Substitution, ...]] = sorted([(s,) for s in subs[:MAX_SINGLES]] + [(a,) for a in adds[:MAX_ADDS]]
                      + [(d,) for d in removals[:MAX_DROPS]], key=lambda t: t[0].cost)
     return singles + pairs
 
 
 def _apply(detections: list[Detection], changes: tuple[Substitution, ...], weak: list[Detection]) -> list[Detection]:
-    changed = [dict(det) for det in detections]
+    changed = [det.copy() for det in detections]
     for s in changes:
         if s.added:
-            changed.append(dict(weak[s.index], tile=s.tile, score=s.score))
+            added = weak[s.index].copy()
+            added["tile"], added["score"] = s.tile, s.score
+            changed.append(added)
         elif not s.removed:
             changed[s.index]["tile"], changed[s.index]["score"] = s.tile, s.score
     removed = {s.index for s in changes if s.removed}
