@@ -12,8 +12,7 @@ most likely one that wins.
 - Only detections the layout counts (hand tiles and flowers) are changed, and a changed
   reading must still fit one tile set (vision.one_set). A hand short of tiles may also change
   a stray the detector read unsure (under STRAY_UNSURE): a misread tile can break its group
-  (a kong read BACK W2 W4 BACK) and the layout then leaves the group out. Measured on 300
-  scenes each of seeds 900000, 960000 and 970000: 1 more true total (900000), none lost.
+  (a kong read BACK W2 W4 BACK) and the layout then leaves the group out.
 - Single substitutions are tried cheapest first (at most MAX_SINGLES); only when none wins,
   pairs of the PAIR_POOL cheapest, cheapest pair first. A trial runs the whole layout and
   wins when it gives a hand and a score. The first winner is the least costly (ties: the
@@ -34,10 +33,7 @@ most likely one that wins.
   A drop costs -log(how often such a box is false), DROP_COSTS, measured on synthetic scenes.
   Drops join the singles (cheapest first, at most MAX_DROPS) and the DROP_POOL cheapest are
   paired with each of the PAIR_POOL cheapest substitutions; never two drops. Offered only to a
-  hand with more tiles than needed: on a reading that is no winning hand, drops of likely twins
-  (tried once no substitution won) gave 2 true totals and 3 wrong ones over the 1200 scenes of
-  seeds 900000, 960000, 970000 and 980000 (none right on 900000: after the drop the layout still
-  read a wrong total). The dropped detection's record stays in `tiles`, role "stray",
+  hand with more tiles than needed. The dropped detection's record stays in `tiles`, role "stray",
   `dropped` and `low_confidence`: left out, to be checked, never silently lost.
 - The winner's result comes back with a `reading_repaired` warning that names each change,
   and each changed tile's record in its `tiles` says `read_as` (the detector's own reading);
@@ -57,27 +53,19 @@ from vision.layout_warnings import warning
 from vision.one_set import copies_in_one_set
 
 REPAIRABLE_ERRORS = frozenset({"not_a_winning_hand", "wrong_tile_count", "backs_outside_kong"})
-# A candidate scoring less than this share of the detection's own is not tried. Chosen on 200
-# synthetic scenes of seed 950000 (not the 900000 scenes analyze-eval reports): 0.05 and 0.1
-# both read 162/200 totals right (147 without repair), 0.1 with 5 wrong repairs instead of 8;
-# 0.2 reads 160.
+# A candidate scoring less than this share of the detection's own is not tried
 MIN_SHARE = 0.1
 MAX_SINGLES = 40  # single substitutions tried, cheapest first
 PAIR_POOL = 12  # the cheapest substitutions paired when no single one wins (66 pairs)
-# A weak box's candidate scoring less is never added. Chosen on 300 scenes of seed 960000 (not the
-# 900000 ones analyze-eval reports): the additions that gave the true total scored 0.25 and 0.33,
-# the one that did not 0.17 (a BACK, its second candidate 0.13); 0.12 lets that one in, and a
-# floor of 0.28 loses the 0.25 one.
+# A weak box's candidate scoring less is never added
 MIN_ADDED_SCORE = 0.2
 MAX_ADDS = 12  # weak boxes' candidates tried alone, a hand one tile short
 ADD_POOL = 6  # the cheapest additions paired with a substitution (6 x PAIR_POOL pairs)
 # Two counted boxes covering this share of the smaller one are likely one tile read twice (the
 # layout's own near-duplicate overlap; it keeps both when neither is unsure).
 TWIN_OVERLAP = 0.45
-# -log(share of such boxes that lie on no tile of their own), over the counted boxes of 300
-# synthetic scenes of seed 960000 (not the 900000 ones analyze-eval reports): of 50 twin pairs the
-# weaker box was the false one in 36, the stronger in 3; of 4806 boxes with no twin, 3 of the 97
-# scoring under LONE_UNSURE and 8 of the 4709 others were false.
+# -log(share of such boxes that lie on no tile of their own) among counted boxes of synthetic
+# scenes: the weaker and the stronger of twin pairs, lone boxes under LONE_UNSURE and the others
 DROP_COSTS = {"weaker_twin": -math.log(36 / 50), "stronger_twin": -math.log(3 / 50),
               "lone_unsure": -math.log(3 / 97), "lone": -math.log(8 / 4709)}
 LONE_UNSURE = 0.3

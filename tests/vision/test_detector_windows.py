@@ -317,7 +317,7 @@ def test_a_closer_look_zooms_whatever_it_gains(finder):
     assert finder.session.runs == 2 + 2
 
 
-def _looks_closer_after_its_look(finder, photo) -> bool:
+def _closer_differs_after_its_look(finder, photo) -> bool:
     """Whether the finder's look at `photo` says a closer look could find otherwise."""
     return finder.find(photo, None).closer_differs
 
@@ -327,7 +327,7 @@ def test_a_closer_look_differs_only_where_the_zoom_was_left_out_for_its_gain(fin
     small = np.zeros((750, 1000, 3), np.uint8)
     for i in range(14):
         small[300:360, 40 + 66 * i:90 + 66 * i] = 255
-    assert _looks_closer_after_its_look(finder, small)
+    assert _closer_differs_after_its_look(finder, small)
     # tiles already large in the finder's input: no zoom at all, the closer look would be the same
     large = _column(np.zeros((750, 1000, 3), np.uint8), [(40 + 66 * i, 300, 100 + 66 * i, 400) for i in range(14)])
-    assert not _looks_closer_after_its_look(finder, large)
+    assert not _closer_differs_after_its_look(finder, large)

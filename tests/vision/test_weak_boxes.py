@@ -169,7 +169,7 @@ def _fake_detector(boxes, find_scores, weak_boxes, weak_scores, tiles):
     return detector
 
 
-def test_detect_with_weak_keeps_detects_tiles_and_drops_weak_twins_of_kept_ones():
+def test_detect_with_a_weak_floor_keeps_the_tiles_and_drops_weak_twins_of_kept_ones():
     boxes = [[0, 0, 50, 70], [52, 0, 102, 70]]
     weak_boxes = [[2, 1, 51, 71],  # the first tile seen again: dropped
                   [104, 0, 154, 70], [106, 2, 155, 71],  # a new tile, seen twice: the better kept
