@@ -127,7 +127,7 @@ class Inference:
     def check_model(self) -> None:
         """The model is there (model.json, its classes, both networks), without loading it (the
         worker processes load it); ApiError 503 if not."""
-        from vision.detector import ModelNotFoundError, read_model_spec
+        from vision.model_spec import ModelNotFoundError, read_model_spec
 
         try:
             read_model_spec(self.settings.model_dir)
@@ -135,7 +135,8 @@ class Inference:
             raise ApiError(503, "model_not_found", str(exc)) from None
 
     def detector(self) -> Detector:
-        from vision.detector import ModelNotFoundError, get_detector
+        from vision.detector import get_detector
+        from vision.model_spec import ModelNotFoundError
 
         if not self._model_loaded:
             import cv2
@@ -173,7 +174,8 @@ class Inference:
         detector = self.detector()
         try:
             with image_errors():
-                rgb, analysis = analyze_photo(data, context, rules, detector, max_pixels=self.settings.max_pixels)
+                rgb, analyzed = analyze_photo(data, context, rules, detector, max_pixels=self.settings.max_pixels)
+                analysis = analyzed.to_json()
         except scoring.HandError as exc:
             raise ApiError(422, exc.code, exc.message, params=exc.params) from None
         small, drawn = shrink_for_drawing(rgb, analysis, self.settings.annotated_max_side)

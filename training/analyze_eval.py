@@ -29,11 +29,13 @@ which the generator draws less often than hands seen from the winner's seat.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
 from vision.analyze import analyze_detections, read_hand
+from vision.detections import Detection
 
 FRESH_SEEDS = 900000  # datasets.synth.generate.RESERVED_SEEDS: never used for training
 MATCH_IOU = 0.5
@@ -49,7 +51,7 @@ def _iou(a, b) -> float:
     return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
 
 
-def detection_errors(detections: list[dict], boxes: list[dict]) -> list[str]:
+def detection_errors(detections: Sequence[Mapping[str, Any]], boxes: list[dict]) -> list[str]:
     """What the detector got wrong about the hand's tiles (strays aside), in words: a tile
     missed or misread, an extra box on no tile, and a *duplicate*: a second box on a hand tile
     that another box already matched (overlapping it by DUPLICATE_IOU or more)."""
@@ -135,8 +137,8 @@ def evaluate(
         size = (image.shape[1], image.shape[0])
         context = record["hand"]["context"]
         true_total = record["score"]["total"]
-        truth = [{"tile": b["tile"], "box": b["box"], "score": 1.0} for b in record["boxes"]]
-        on_truth = analyze_detections(truth, size, context, rules)
+        truth: list[Detection] = [{"tile": b["tile"], "box": b["box"], "score": 1.0} for b in record["boxes"]]
+        on_truth = analyze_detections(truth, size, context, rules).to_json()
         row = {
             "index": index,
             "true_total": true_total,
@@ -145,7 +147,8 @@ def evaluate(
         }
         if detector is not None:
             t0 = time.perf_counter()
-            detections, analysis = read_hand(detector, image, context, rules, repair_reading=repair)
+            detections, analyzed = read_hand(detector, image, context, rules, repair_reading=repair)
+            analysis = analyzed.to_json()
             seconds = time.perf_counter() - t0
             read_seconds += seconds
             row["photo_total"] = _total(analysis)
@@ -155,7 +158,7 @@ def evaluate(
                 row["repaired"] = [_said(c) for c in changes]
                 repaired_seconds += seconds
             # the detector's reading (its weak boxes, offered only to the repair, are not part of it)
-            row["detection_errors"] = detection_errors([d for d in detections if not d.get("weak")], record["boxes"])
+            row["detection_errors"] = detection_errors(detections.tiles, record["boxes"])
             row["hand_tiles"] = sum(1 for b in record["boxes"] if b["role"] != "stray")
             if row["photo_total"] != true_total:
                 row["stage"] = "detection" if row["detection_errors"] else "layout"

@@ -46,12 +46,16 @@ def _percentiles(functions: list, runs: int) -> tuple[float, float, list[float]]
 
 def bench(photo: Path | None, runs: int, detector, max_side: int) -> list[tuple[str, float, float, int]]:
     """(case, p50 ms, p95 ms, tiles found) for a 12 MP JPEG read as every door reads it
-    (vision.detector.read_photo, first look at least `max_side` long), decode included and
+    (vision.photo.read_photo, first look at least `max_side` long), decode included and
     excluded, and for a 640 px image. Without `photo`: the committed test photos, each made a 12 MP
     JPEG in its own orientation (`runs` reads of each, pooled; the hands of some run down the
     photo, which costs the turned look), then each photo's own p50."""
     from vision.decode import decode_image
-    from vision.detector import read_photo
+    from vision.photo import read_photo
+
+    def read_and_detect(data: bytes):
+        photo = read_photo(data, first_side=max_side)
+        return photo.image, detector.detect(photo.image, photo=photo).tiles
 
     if photo is None:
         sources = sorted(DEFAULT_PHOTO.glob("*.jpg"))
@@ -61,19 +65,19 @@ def bench(photo: Path | None, runs: int, detector, max_side: int) -> list[tuple[
         names = [source.stem for source in sources]
     else:
         datas, names = [Path(photo).read_bytes()], [Path(photo).name]
-    read: list[tuple[np.ndarray, Any]] = [read_photo(detector, data, first_side=max_side) for data in datas]
+    read: list[tuple[np.ndarray, Any]] = [read_and_detect(data) for data in datas]
     full = decode_image(datas[0])
     small = np.asarray(Image.fromarray(full).resize((640, round(640 * full.shape[0] / full.shape[1]))))
     what = f"{full.shape[1]}x{full.shape[0]} JPEG" if len(datas) == 1 else f"12 MP JPEGs ({len(datas)} test photos)"
     tiles = sum(len(found) for _, found in read)
     results = []
-    p50, p95, own = _percentiles([lambda d=data: read_photo(detector, d, first_side=max_side) for data in datas], runs)
+    p50, p95, own = _percentiles([lambda d=data: read_and_detect(d) for data in datas], runs)
     results.append((f"{what}, read_photo (decode + detect)", p50, p95, tiles))
     p50, p95, _ = _percentiles([lambda r=rgb: detector.detect(r) for rgb, _ in read], runs)
     decoded = "decoded" if len(datas) > 1 else f"decoded {read[0][0].shape[1]}x{read[0][0].shape[0]}"
     results.append((f"{what}, detect only ({decoded})", p50, p95, tiles))
     p50, p95, _ = _percentiles([lambda: detector.detect(small)], runs)
-    results.append((f"{small.shape[1]}x{small.shape[0]} image, detect only", p50, p95, len(detector.detect(small))))
+    results.append((f"{small.shape[1]}x{small.shape[0]} image, detect only", p50, p95, len(detector.detect(small).tiles)))
     if len(datas) > 1:
         for name, (rgb, found), ms in zip(names, read, own):
             results.append((f"  {name} ({rgb.shape[1]}x{rgb.shape[0]} read), read_photo", ms, float("nan"), len(found)))

@@ -7,7 +7,9 @@ from pathlib import Path
 from training.classifier import PAD, export_classifier
 from training.finder import export_finder
 from vision.classes import CLASSES
-from vision.detector import MODEL_JSON, TURN_ROWS, VIEW_FLIPS, WINDOW_BELOW, WINDOW_GRID, WINDOW_MIRROR, WINDOW_OVERLAP
+from vision.classifier import VIEW_FLIPS
+from vision.finder import TURN_ROWS, WINDOW_BELOW, WINDOW_GRID, WINDOW_MIRROR, WINDOW_OVERLAP
+from vision.model_spec import MODEL_JSON
 
 FINDER_FILE = "finder.onnx"
 CLASSIFIER_FILE = "classifier.onnx"

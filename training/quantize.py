@@ -16,7 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from vision.decode import ImageError
-from vision.detector import MODEL_JSON, Detector, read_photo
+from vision.detector import Detector
+from vision.model_spec import MODEL_JSON
+from vision.photo import read_photo
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp"}
 CALIBRATION_CROPS = 1000  # crops drawn from those recorded (seeded), 100 per calibration batch
@@ -57,16 +59,17 @@ class _Recorder:
 def record_classifier_inputs(detector: Detector, images: list[Path]) -> np.ndarray:
     """The classifier's input crops (N x 3 x H x W float32) as `detector` cuts them while it reads
     `images` (views included)."""
-    recorder = _Recorder(detector._classifier)
-    detector._classifier = recorder
+    recorder = _Recorder(detector.classifier.session)
+    detector.classifier.session = recorder
     try:
         for path in images:
             try:
-                read_photo(detector, path.read_bytes())
+                photo = read_photo(path.read_bytes())
+                detector.detect(photo.image, photo=photo)
             except (OSError, ImageError) as exc:
                 raise QuantizeError(f"{path}: {exc}") from None
     finally:
-        detector._classifier = recorder.session
+        detector.classifier.session = recorder.session
     if not recorder.inputs:
         raise QuantizeError("the detector found no tiles in the calibration images")
     return np.concatenate(recorder.inputs)
@@ -96,7 +99,7 @@ def quantize_classifier(model_dir: str | Path, sources: list[str | Path], per_so
     crops = record_classifier_inputs(detector, images)
     chosen = crops[np.random.default_rng(seed).permutation(len(crops))[:CALIBRATION_CROPS]]
     classifier = model_dir / spec["classifier"]["file"]
-    session_input = detector._classifier_input
+    session_input = detector.classifier.input_name
 
     class Crops(CalibrationDataReader):
         def __init__(self):

@@ -23,9 +23,12 @@ import json
 import random
 import time
 from pathlib import Path
-from typing import Any, Callable, cast
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from vision.detections import Detections
 
 RULES = ("1000", "1280", "1500", "2000", "2048", "full", "photo")
 
@@ -79,24 +82,25 @@ def _moved(boxes: list[dict], scale: float, left: float, top: float) -> list[dic
 
 def read_by_rule(
     detector, data: bytes, rule: str, context: dict | None = None
-) -> tuple[np.ndarray, tuple[list[dict], dict]]:
+) -> tuple[np.ndarray, tuple[Detections, dict]]:
     """The photo decoded as `rule` says (see the module's docstring), its detections and their
     analysis (vision.analyze.read_hand). A layout that fails is caught, so that the measurement
     goes on: the analysis is then {"crash": the error in words}, the detections the first look's."""
     from vision.analyze import detect_hand, read_hand
     from vision.decode import decode_image
 
-    def read(rgb):
+    def read(rgb, photo=None):
         try:
-            return read_hand(detector, rgb, context)
+            reading = read_hand(detector, rgb, context, photo=photo)
+            return reading.detections, reading.analysis.to_json()
         except Exception as exc:  # a bug in the layout: counted and shown
-            return detect_hand(detector, rgb), {"crash": f"{type(exc).__name__}: {exc}"}
+            return detect_hand(detector, rgb, photo=photo), {"crash": f"{type(exc).__name__}: {exc}"}
 
     if rule == "photo":
-        from vision.detector import read_photo
+        from vision.photo import read_photo
 
-        rgb, reading = read_photo(detector, data, read)
-        return rgb, cast(tuple[list[dict], dict], reading)
+        photo = read_photo(data)
+        return photo.image, read(photo.image, photo)
     rgb = decode_image(data) if rule == "full" else decode_image(data, max_side=int(rule))
     return rgb, read(rgb)
 
@@ -113,7 +117,7 @@ def read_photo_total(detector, data: bytes, rule: str, context: dict, boxes: lis
     crash = analysis.get("crash")
     seconds = time.process_time() - began
     scale = rgb.shape[1] / probe_image(data)[0]
-    errors = detection_errors([d for d in detections if not d.get("weak")], _moved(boxes, scale, 0.0, 0.0))
+    errors = detection_errors(detections.tiles, _moved(boxes, scale, 0.0, 0.0))
     return {"total": analysis["score"]["total"] if analysis.get("score") else None, "seconds": seconds,
             "side": max(rgb.shape[:2]), "tile_errors": _kinds(errors), "crash": crash}
 

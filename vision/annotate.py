@@ -76,7 +76,7 @@ def _stamp(text: str, size: int, anchor: str = "la") -> tuple[Image.Image, int, 
     that box from the anchor point: labels and fan names repeat from photo to photo, and
     FreeType rendering was the annotation's largest cost."""
     f = font(size)
-    left, top, right, bottom = f.getbbox(text, anchor=anchor)
+    left, top, right, bottom = (int(v) for v in f.getbbox(text, anchor=anchor))
     mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
     ImageDraw.Draw(mask).text((-left, -top), text, font=f, fill=255, anchor=anchor)
     return mask, left, top
@@ -129,7 +129,7 @@ def _draw_tiles(image: Image.Image, analysis: dict) -> None:
             width=line * 2,
         )
 
-    from vision.detector import runs_down
+    from vision.boxes import runs_down
 
     # a hand running down the photo (shot from the side) is labelled beside its tiles: a column of
     # tiles leaves no room above each one; tiles left of the hand's middle on the left, the others

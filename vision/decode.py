@@ -129,7 +129,7 @@ def decode_image(
     if max_side is not None and max(rgb.size) > max_side:
         scale = max_side / max(rgb.size)
         size = (max(1, round(rgb.size[0] * scale)), max(1, round(rgb.size[1] * scale)))
-        rgb = rgb.resize(size, Image.BILINEAR, reducing_gap=2.0)
+        rgb = rgb.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0)
     return np.asarray(rgb, dtype=np.uint8)
 
 

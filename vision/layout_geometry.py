@@ -19,12 +19,14 @@ import itertools
 import math
 from dataclasses import dataclass, field
 
+from vision.boxes import LAYOUT_DUPLICATE_OVERLAP, overlap_of_smaller
 from vision.classes import BACK
+from vision.detections import Detection
 from vision.layout_warnings import warning
 
 LOW_CONFIDENCE = 0.5  # a tile read with less than this comes back with a warning
-DUPLICATE_OVERLAP = 0.7  # two boxes covering this much of the smaller one are one tile
-NEAR_DUPLICATE_OVERLAP = 0.45  # and so are two covering this much with centres close:
+# two boxes covering LAYOUT_DUPLICATE_OVERLAP of the smaller one are one tile (vision.boxes), and so
+NEAR_DUPLICATE_OVERLAP = 0.45  # are two covering this much with centres close:
 NEAR_DUPLICATE_CENTRES = 0.45  # less than this x the smaller box's short side apart
 ROW_LINK_ALONG = 2.0  # tiles of one row lie at most this many tile widths apart along it
 ROW_LINK_ACROSS = 0.3  # and their centres at most this share of a tile's height apart across it
@@ -98,22 +100,12 @@ class Group:
 # --------------------------------------------------------------------------- 1. clean
 
 
-def overlap_of_smaller(a, b) -> float:
-    """Intersection over the smaller box."""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return w * h / smaller if smaller > 0 else 0.0
-
-
 def _same_tile(a, b, weaker_score: float) -> bool:
     """Two boxes on one tile: they cover most of each other, or (when one of them is
     unsure) half of each other with their centres close; the boxes of neighbouring tiles
     in a tilted row overlap too, but their centres lie a tile apart."""
     overlap = overlap_of_smaller(a, b)
-    if overlap > DUPLICATE_OVERLAP:
+    if overlap > LAYOUT_DUPLICATE_OVERLAP:
         return True
     if weaker_score >= LOW_CONFIDENCE:
         return False
@@ -123,7 +115,7 @@ def _same_tile(a, b, weaker_score: float) -> bool:
     return overlap > NEAR_DUPLICATE_OVERLAP and math.hypot(dx, dy) < NEAR_DUPLICATE_CENTRES * side
 
 
-def clean(detections: list[dict]) -> tuple[list[Tile], list[dict]]:
+def clean(detections: list[Detection]) -> tuple[list[Tile], list[dict]]:
     warnings: list[dict] = []
     ordered = sorted(detections, key=lambda d: -float(d.get("score", 1.0)))
     kept: list[dict] = []
@@ -174,6 +166,7 @@ def row_angle(tiles: list[Tile]) -> float:
                 d = math.hypot(x2 - x, y2 - y)
                 if best is None or d < best[0]:
                     best = (d, x2 - x, y2 - y)
+        assert best is not None  # two tiles or more
         d, dx, dy = best
         if d == 0 or d > 2.0 * size:
             continue

@@ -6,7 +6,7 @@ one player's hand comes from one set, so a reading with two H2 or five W2 is imp
 and the classifier's next choice for the weakest of them is usually the right one.
 
 `assign_one_set(detections)` picks, for each detection that carries `candidates`
-(`[[tile, score], ...]`, best first, as `vision.detector.Detector.detect` gives them), the
+(`[[tile, score], ...]`, best first, as vision.detections describes them), the
 candidate that keeps every tile within its count, greedily: all (detection, candidate)
 pairs by score, best first; a pair is taken when its detection has no tile yet and its tile
 has room left. A detection whose every candidate is full keeps its first one: a tile is
@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 
 from vision.classes import BACK, CLASSES
+from vision.detections import Detection
 
 COPIES_PER_TILE = 4  # each of the 34 suit and honour tiles
 COPIES_PER_FLOWER = 1  # each flower and season, H1..H8
@@ -30,7 +31,7 @@ def copies_in_one_set(tile: str) -> int | None:
     return COPIES_PER_FLOWER if tile.startswith(FLOWER_PREFIX) else COPIES_PER_TILE
 
 
-def assign_one_set(detections: list[dict]) -> list[dict]:
+def assign_one_set(detections: list[Detection]) -> list[Detection]:
     """New detection dicts (same order; the input is not changed) whose tiles one set can hold.
 
     A detection that changes takes its chosen candidate's tile and score; the rest of it
@@ -56,7 +57,7 @@ def assign_one_set(detections: list[dict]) -> list[dict]:
 
     result = []
     for i, det in enumerate(detections):
-        det = dict(det)
+        det = det.copy()
         if det.get("candidates"):
             tile, score = chosen.get(i, tuple(det["candidates"][0]))
             if tile != det["tile"]:

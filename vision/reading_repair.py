@@ -12,8 +12,7 @@ most likely one that wins.
 - Only detections the layout counts (hand tiles and flowers) are changed, and a changed
   reading must still fit one tile set (vision.one_set). A hand short of tiles may also change
   a stray the detector read unsure (under STRAY_UNSURE): a misread tile can break its group
-  (a kong read BACK W2 W4 BACK) and the layout then leaves the group out. Measured on 300
-  scenes each of seeds 900000, 960000 and 970000: 1 more true total (900000), none lost.
+  (a kong read BACK W2 W4 BACK) and the layout then leaves the group out.
 - Single substitutions are tried cheapest first (at most MAX_SINGLES); only when none wins,
   pairs of the PAIR_POOL cheapest, cheapest pair first. A trial runs the whole layout and
   wins when it gives a hand and a score. The first winner is the least costly (ties: the
@@ -21,7 +20,7 @@ most likely one that wins.
   plus MAX_ADDS + ADD_POOL * PAIR_POOL for a hand one tile short (190 in all) or
   MAX_DROPS + DROP_POOL * PAIR_POOL for a hand with a tile too many (162 in all).
 - A hand one tile short (`wrong_tile_count` with fewer tiles than needed) may also take one
-  *weak* box: one the finder scored under its threshold (vision.detector's detect_with_weak),
+  *weak* box: one the finder scored under its threshold (vision.detections.Detections.weak),
   as one of its candidates scoring at least MIN_ADDED_SCORE (the finder fairly sure of a tile
   there, the classifier of its kind). It costs -log(candidate score): how unlikely that box is
   a tile of that kind at all. Additions join the singles
@@ -34,10 +33,7 @@ most likely one that wins.
   A drop costs -log(how often such a box is false), DROP_COSTS, measured on synthetic scenes.
   Drops join the singles (cheapest first, at most MAX_DROPS) and the DROP_POOL cheapest are
   paired with each of the PAIR_POOL cheapest substitutions; never two drops. Offered only to a
-  hand with more tiles than needed: on a reading that is no winning hand, drops of likely twins
-  (tried once no substitution won) gave 2 true totals and 3 wrong ones over the 1200 scenes of
-  seeds 900000, 960000, 970000 and 980000 (none right on 900000: after the drop the layout still
-  read a wrong total). The dropped detection's record stays in `tiles`, role "stray",
+  hand with more tiles than needed. The dropped detection's record stays in `tiles`, role "stray",
   `dropped` and `low_confidence`: left out, to be checked, never silently lost.
 - The winner's result comes back with a `reading_repaired` warning that names each change,
   and each changed tile's record in its `tiles` says `read_as` (the detector's own reading);
@@ -49,34 +45,27 @@ import itertools
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
-from vision.layout_geometry import overlap_of_smaller
+from vision.boxes import overlap_of_smaller
+from vision.detections import Detection
 from vision.layout_warnings import warning
 from vision.one_set import copies_in_one_set
 
 REPAIRABLE_ERRORS = frozenset({"not_a_winning_hand", "wrong_tile_count", "backs_outside_kong"})
-# A candidate scoring less than this share of the detection's own is not tried. Chosen on 200
-# synthetic scenes of seed 950000 (not the 900000 scenes analyze-eval reports): 0.05 and 0.1
-# both read 162/200 totals right (147 without repair), 0.1 with 5 wrong repairs instead of 8;
-# 0.2 reads 160.
+# A candidate scoring less than this share of the detection's own is not tried
 MIN_SHARE = 0.1
 MAX_SINGLES = 40  # single substitutions tried, cheapest first
 PAIR_POOL = 12  # the cheapest substitutions paired when no single one wins (66 pairs)
-# A weak box's candidate scoring less is never added. Chosen on 300 scenes of seed 960000 (not the
-# 900000 ones analyze-eval reports): the additions that gave the true total scored 0.25 and 0.33,
-# the one that did not 0.17 (a BACK, its second candidate 0.13); 0.12 lets that one in, and a
-# floor of 0.28 loses the 0.25 one.
+# A weak box's candidate scoring less is never added
 MIN_ADDED_SCORE = 0.2
 MAX_ADDS = 12  # weak boxes' candidates tried alone, a hand one tile short
 ADD_POOL = 6  # the cheapest additions paired with a substitution (6 x PAIR_POOL pairs)
 # Two counted boxes covering this share of the smaller one are likely one tile read twice (the
 # layout's own near-duplicate overlap; it keeps both when neither is unsure).
 TWIN_OVERLAP = 0.45
-# -log(share of such boxes that lie on no tile of their own), over the counted boxes of 300
-# synthetic scenes of seed 960000 (not the 900000 ones analyze-eval reports): of 50 twin pairs the
-# weaker box was the false one in 36, the stronger in 3; of 4806 boxes with no twin, 3 of the 97
-# scoring under LONE_UNSURE and 8 of the 4709 others were false.
+# -log(share of such boxes that lie on no tile of their own) among counted boxes of synthetic
+# scenes: the weaker and the stronger of twin pairs, lone boxes under LONE_UNSURE and the others
 DROP_COSTS = {"weaker_twin": -math.log(36 / 50), "stronger_twin": -math.log(3 / 50),
               "lone_unsure": -math.log(3 / 97), "lone": -math.log(8 / 4709)}
 LONE_UNSURE = 0.3
@@ -85,7 +74,7 @@ DROP_POOL = 4  # the cheapest drops paired with a substitution (4 x PAIR_POOL pa
 STRAY_UNSURE = 0.5
 REPAIRED_ROLES = frozenset({"concealed", "meld", "win", "flower"})  # the tiles the layout counts
 
-Layout = Callable[[list[dict]], dict]
+Layout = Callable[[list[Detection]], dict]
 
 
 @dataclass(frozen=True)
@@ -108,14 +97,14 @@ def _box_key(box) -> tuple:
     return tuple(round(float(x), 1) for x in box)  # the layout answers boxes rounded so
 
 
-def counted_detections(detections: list[dict], tiles: list[dict]) -> set[int]:
+def counted_detections(detections: list[Detection], tiles: list[dict]) -> set[int]:
     """Positions of the detections the layout counted in the hand (its `tiles` with a hand or
     flower role, matched by box); strays and boxes the layout dropped as twins are not."""
     counted = {_box_key(t["box"]) for t in tiles if t.get("role") in REPAIRED_ROLES}
     return {i for i, det in enumerate(detections) if _box_key(det["box"]) in counted}
 
 
-def unsure_strays(detections: list[dict], counted: set[int]) -> set[int]:
+def unsure_strays(detections: list[Detection], counted: set[int]) -> set[int]:
     """Positions of the detections left out of the hand that the detector read unsure (under
     STRAY_UNSURE): a misread hand tile can break its group, and the layout then leaves the
     group out (a kong read BACK W2 W4 BACK is no set)."""
@@ -123,7 +112,7 @@ def unsure_strays(detections: list[dict], counted: set[int]) -> set[int]:
             if i not in counted and float(det.get("score", 0.0)) < STRAY_UNSURE}
 
 
-def substitutions(detections: list[dict], positions: set[int] | None = None) -> list[Substitution]:
+def substitutions(detections: list[Detection], positions: set[int] | None = None) -> list[Substitution]:
     """Every candidate worth trying in place of a detection's tile (of those at `positions`,
     default all), cheapest first."""
     out = []
@@ -141,7 +130,7 @@ def substitutions(detections: list[dict], positions: set[int] | None = None) -> 
     return sorted(out, key=lambda s: s.cost)
 
 
-def additions(weak: list[dict]) -> list[Substitution]:
+def additions(weak: list[Detection]) -> list[Substitution]:
     """Every candidate of the weak boxes worth adding to the hand, cheapest first."""
     out = []
     for i, det in enumerate(weak):
@@ -153,7 +142,7 @@ def additions(weak: list[dict]) -> list[Substitution]:
     return sorted(out, key=lambda s: s.cost)
 
 
-def drop_cost(detections: list[dict], i: int, counted: set[int]) -> float:
+def drop_cost(detections: list[Detection], i: int, counted: set[int]) -> float:
     """How unlikely detection i lies on no tile of its own (DROP_COSTS): a twin of another counted
     box (the weaker or the stronger of the two), or a lone box (unsure or not)."""
     score = float(detections[i].get("score", 0.0))
@@ -165,7 +154,7 @@ def drop_cost(detections: list[dict], i: int, counted: set[int]) -> float:
     return DROP_COSTS["lone_unsure" if score < LONE_UNSURE else "lone"]
 
 
-def drops(detections: list[dict], counted: set[int]) -> list[Substitution]:
+def drops(detections: list[Detection], counted: set[int]) -> list[Substitution]:
     """Every counted detection the hand may do without, cheapest first."""
     out = [Substitution(i, detections[i]["tile"], float(detections[i].get("score", 0.0)), 0,
                         drop_cost(detections, i, counted), removed=True) for i in sorted(counted)]
@@ -186,7 +175,7 @@ def tiles_over(result: dict) -> bool:
     return error.get("code") == "wrong_tile_count" and params.get("found", 0) > params.get("needed", 0)
 
 
-def _fits_one_set(detections: list[dict], changes: tuple[Substitution, ...]) -> bool:
+def _fits_one_set(detections: list[Detection], changes: tuple[Substitution, ...]) -> bool:
     """The tiles the changes bring in stay within one set's counts."""
     counts = Counter(det["tile"] for det in detections)
     for s in changes:
@@ -201,32 +190,36 @@ def _fits_one_set(detections: list[dict], changes: tuple[Substitution, ...]) -> 
     return True
 
 
-def trials(subs: list[Substitution], adds: list[Substitution] = (),
-           removals: list[Substitution] = ()) -> list[tuple[Substitution, ...]]:
+def trials(subs: Sequence[Substitution], adds: Sequence[Substitution] = (),
+           removals: Sequence[Substitution] = ()) -> list[tuple[Substitution, ...]]:
     """The sets of changes to try, in order: single substitutions, additions and drops by cost,
     then pairs (of two detections, or an addition or a drop and a substitution of another
     detection) by total cost; equal costs keep the order of `subs`, then `adds`, then `removals`."""
-    pairs = [p for p in itertools.combinations(subs[:PAIR_POOL], 2) if p[0].index != p[1].index]
+    pairs: list[tuple[Substitution, ...]] = [
+        p for p in itertools.combinations(subs[:PAIR_POOL], 2) if p[0].index != p[1].index]
     pairs += [(a, s) for a in adds[:ADD_POOL] for s in subs[:PAIR_POOL]]
     pairs += [(d, s) for d in removals[:DROP_POOL] for s in subs[:PAIR_POOL] if d.index != s.index]
     pairs.sort(key=lambda p: p[0].cost + p[1].cost)
-    singles = sorted([(s,) for s in subs[:MAX_SINGLES]] + [(a,) for a in adds[:MAX_ADDS]]
+    singles: list[tuple[Substitution, ...]] = sorted([(s,) for s in subs[:MAX_SINGLES]] + [(a,) for a in adds[:MAX_ADDS]]
                      + [(d,) for d in removals[:MAX_DROPS]], key=lambda t: t[0].cost)
     return singles + pairs
 
 
-def _apply(detections: list[dict], changes: tuple[Substitution, ...], weak: list[dict]) -> list[dict]:
-    changed = [dict(det) for det in detections]
+def _apply(detections: list[Detection], changes: tuple[Substitution, ...], weak: list[Detection]) -> list[Detection]:
+    changed = [det.copy() for det in detections]
     for s in changes:
         if s.added:
-            changed.append(dict(weak[s.index], tile=s.tile, score=s.score))
+            added = weak[s.index].copy()
+            added["tile"], added["score"] = s.tile, s.score
+            changed.append(added)
         elif not s.removed:
             changed[s.index]["tile"], changed[s.index]["score"] = s.tile, s.score
     removed = {s.index for s in changes if s.removed}
     return [det for i, det in enumerate(changed) if i not in removed]
 
 
-def repair(detections: list[dict], result: dict, layout: Layout, weak: list[dict] = ()) -> dict | None:
+def repair(detections: list[Detection], result: dict, layout: Layout,
+           weak: list[Detection] | tuple = ()) -> dict | None:
     """The least costly winning reading of `detections` (whose layout gave `result`, an
     error that needs_repair), as `layout(changed detections)` answers it plus a
     `reading_repaired` warning; None when no trial wins. `weak`: boxes the finder scored under
@@ -253,8 +246,8 @@ def _box(box) -> list[float]:
     return [round(float(x), 1) for x in box]
 
 
-def _with_warning(answer: dict, result: dict, detections: list[dict], changes: tuple[Substitution, ...],
-                  weak: list[dict]) -> dict:
+def _with_warning(answer: dict, result: dict, detections: list[Detection], changes: tuple[Substitution, ...],
+                  weak: list[Detection]) -> dict:
     def change(s: Substitution) -> dict:
         if s.added:
             return {"from": None, "to": s.tile, "choice": s.choice, "box": _box(weak[s.index]["box"]), "added": True}
@@ -273,7 +266,7 @@ def _with_warning(answer: dict, result: dict, detections: list[dict], changes: t
     return answer
 
 
-def _with_dropped(tiles: list[dict], before: list[dict], detections: list[dict],
+def _with_dropped(tiles: list[dict], before: list[dict], detections: list[Detection],
                   changes: tuple[Substitution, ...]) -> list[dict]:
     """The layout's tile records with each dropped detection's record (as the layout gave it
     before the repair) put back: role "stray", `dropped` and `low_confidence` (a tile to check)."""
@@ -282,7 +275,7 @@ def _with_dropped(tiles: list[dict], before: list[dict], detections: list[dict],
         return tiles
     records = [dict(t, role="stray", dropped=True, low_confidence=True) for t in before if _box_key(t["box"]) in dropped]
     return sorted([*tiles, *records], key=lambda t: (t["box"][0], t["box"][1]))
-def _mark_read_as(tiles: list[dict], detections: list[dict], changes: tuple[Substitution, ...]) -> list[dict]:
+def _mark_read_as(tiles: list[dict], detections: list[Detection], changes: tuple[Substitution, ...]) -> list[dict]:
     """The layout's tile records, each changed tile's with `read_as`: the detector's own first
     reading. The layout keeps no link to the detections it was given but their boxes (as
     counted_detections matches them), so a changed detection's record is the one with its box."""

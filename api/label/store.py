@@ -23,7 +23,7 @@ import tempfile
 import threading
 from glob import escape as glob_escape
 from pathlib import Path, PurePosixPath
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from api.label.boxes import (
     boxes_to_yolo,
@@ -40,6 +40,9 @@ IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif")
 SIDECAR_DIR = ".fanshot"
 HISTORY_LIMIT = 200
 MAX_IMAGE_BYTES = 40 * 1024 * 1024
+
+if TYPE_CHECKING:
+    from vision.detections import TileDetector
 
 
 class _NoDetector(Exception):
@@ -71,7 +74,7 @@ def _sha(text: str | None) -> str | None:
 class LabelStore:
     """Labels of the images of one folder; thread-safe."""
 
-    def __init__(self, root: str | os.PathLike, detector_factory: Callable[[], object] | None = None):
+    def __init__(self, root: str | os.PathLike, detector_factory: Callable[[], TileDetector] | None = None):
         root_path = Path(root)
         if not root_path.is_dir():
             raise LabelError("not_a_folder", f"{root} is not a folder", 400)
@@ -79,7 +82,7 @@ class LabelStore:
         self._detector_factory = detector_factory or _shipped_detector
         self._lock = threading.RLock()
 
-    def use_detector(self, detector) -> None:
+    def use_detector(self, detector: TileDetector) -> None:
         """Pre-label with `detector` from now on."""
         self._detector_factory = lambda: detector
 
@@ -303,7 +306,7 @@ class LabelStore:
             raise _NoDetector(str(exc)) from exc
         data = self.read_image(rel)
         try:
-            # read as every photo is (vision.detector.read_photo); boxes come back scaled
+            # read as every photo is (vision.photo.read_photo); boxes come back scaled
             result = detect_photo(detector, data)
         except ImageError as exc:
             raise LabelError(exc.code, f"{rel}: {exc.message}", exc.status) from exc

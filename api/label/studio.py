@@ -67,7 +67,7 @@ def predict_task(task: object, config: dict[str, Any], detector: Any, store: Lab
                  connection: dict[str, str]) -> dict[str, Any]:
     """One Label Studio prediction for one task."""
     from vision.decode import ImageError, probe_image
-    from vision.detector import read_photo
+    from vision.photo import read_photo
 
     if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
         raise LabelError("bad_task", "each task must be an object with 'data'", 422)
@@ -76,7 +76,8 @@ def predict_task(task: object, config: dict[str, Any], detector: Any, store: Lab
     try:
         data = task_image(url, store, connection)
         original_width, original_height = probe_image(data)
-        rgb, found = read_photo(detector, data)  # percentages do not depend on the scale
+        photo = read_photo(data)  # percentages do not depend on the scale
+        rgb, found = photo.image, detector.detect(photo.image, photo=photo).tiles
     except ImageError as exc:
         raise LabelError(exc.code, f"{where}: {exc.message}", exc.status) from exc
     except LabelError as exc:

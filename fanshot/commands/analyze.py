@@ -32,7 +32,8 @@ def run_analyze(args) -> int:
     from scoring.errors import HandError
     from vision.analyze import RESULT_KEYS, analyze_photo, normalize_context
     from vision.decode import ImageError
-    from vision.detector import ModelNotFoundError, get_detector
+    from vision.detector import get_detector
+    from vision.model_spec import ModelNotFoundError
 
     try:
         context = context_from_args(args, args.rules)
@@ -47,7 +48,8 @@ def run_analyze(args) -> int:
         return _fail(out_problem)
     try:
         detector = get_detector(args.model_dir)
-        rgb, analysis = analyze_photo(path.read_bytes(), context, args.rules, detector)
+        rgb, analyzed = analyze_photo(path.read_bytes(), context, args.rules, detector)
+        analysis = analyzed.to_json()
     except ImageError as exc:
         return _fail(f"{path}: {exc.message}")
     except ModelNotFoundError as exc:

@@ -25,7 +25,8 @@ def _fail(message: str) -> int:
 
 def _detect(args) -> int:
     from vision.decode import ImageError
-    from vision.detector import ModelNotFoundError, get_detector
+    from vision.detector import get_detector
+    from vision.model_spec import ModelNotFoundError
 
     try:
         detector = get_detector(args.model_dir)

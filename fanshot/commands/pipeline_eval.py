@@ -63,7 +63,8 @@ def run_eval(args) -> int:
                      command="analyze-eval")
     detector = None
     if not args.layout_only:
-        from vision.detector import ModelNotFoundError, get_detector
+        from vision.detector import get_detector
+        from vision.model_spec import ModelNotFoundError
 
         try:
             detector = get_detector(args.model_dir)
@@ -142,7 +143,8 @@ def run_resolution_eval(args) -> int:
                      command="resolution-eval")
     if args.wide is not None and args.wide < 1:
         return _fail("--wide must be 1 or more", command="resolution-eval")
-    from vision.detector import ModelNotFoundError, get_detector
+    from vision.detector import get_detector
+    from vision.model_spec import ModelNotFoundError
 
     try:
         detector = get_detector(args.model_dir)

@@ -9,7 +9,8 @@ from fanshot.args import positive_int, unit_share
 from training.classifier import ARCHES, input_wh
 from training.evaluate import RANK_FLOOR
 from training.hard import UNSURE_BELOW
-from vision.detector import DETECT_MAX_SIDE, VIEW_FLIPS
+from vision.classifier import VIEW_FLIPS
+from vision.photo import DETECT_MAX_SIDE
 
 
 def register(subparsers) -> None:
@@ -147,13 +148,14 @@ def _fail(message: str) -> int:
 
 
 def _load_detector(model_dir, conf: float | None = None):
-    from vision.detector import Detector, ModelNotFoundError, get_detector
+    from vision.detector import Detector, get_detector
+    from vision.model_spec import ModelNotFoundError
 
     try:
         if conf is None:
             return get_detector(model_dir)
         detector = Detector(model_dir)  # a private copy: the shared one keeps its threshold
-        detector.finder_conf = conf
+        detector.finder.conf = conf
         return detector
     except ModelNotFoundError as exc:
         raise SystemExit(_fail(str(exc))) from None
@@ -292,7 +294,7 @@ def _train_crops(args) -> int:
         floor = WEAK_FLOOR if args.negatives else None
 
         def find(rgb):
-            return detector.find_tiles(rgb, floor=floor)[0]
+            return detector.finder.find_tiles(rgb, floor=floor)[0]
 
     save_crops(records, args.out, find, finder_boxes=args.finder_boxes, context_wh=context_wh)
     return 0
@@ -340,7 +342,7 @@ def _train_export(args) -> int:
 @_training
 def _train_quantize(args) -> int:
     from training.quantize import QuantizeError, quantize_classifier
-    from vision.detector import ModelNotFoundError
+    from vision.model_spec import ModelNotFoundError
 
     try:
         print(json.dumps(quantize_classifier(args.model_dir, args.images, per_source=args.per_source)))

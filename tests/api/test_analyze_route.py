@@ -16,7 +16,8 @@ from PIL import Image
 from synth_hand import SYNTH_PHOTO, SYNTH_RECORD, TrueBoxes
 
 import scoring
-from vision.detector import DEFAULT_MODEL_DIR
+from vision.detections import Detections
+from vision.model_spec import DEFAULT_MODEL_DIR
 
 PHOTO = SYNTH_PHOTO.read_bytes()
 RECORD = SYNTH_RECORD
@@ -97,7 +98,7 @@ def test_a_rule_sets_own_context_fields_reach_the_scorer(stand_in):
 def test_a_12_mp_photo_is_analysed_at_a_quarter_of_its_size(stand_in):
     client, detector = stand_in()
     body = _post(client, photo=_scaled_jpeg(4000, 3000)).json()
-    assert detector.sizes == [(1000, 750)]  # what the JPEG decoder gives directly (vision.detector.read_photo)
+    assert detector.sizes == [(1000, 750)]  # what the JPEG decoder gives directly (vision.photo.read_photo)
     assert body["image_size"] == [1000, 750]
     assert _tiles(body["hand"]) == _tiles(RECORD["hand"])
 
@@ -117,7 +118,7 @@ def test_an_unknown_rule_set_is_the_scorers_422(stand_in):
 
 def test_a_photo_without_a_winning_hand_is_a_200_with_the_reason(stand_in):
     client, detector = stand_in()
-    detector.detect = lambda rgb: []  # nothing found
+    detector.detect = lambda rgb, **_: Detections([])  # nothing found
     body = _post(client).json()
     assert body["tiles"] == [] and body["hand"] is None and body["score"] is None
     assert body["error"]["code"]
@@ -130,7 +131,7 @@ def test_detect_answers_the_detectors_tiles_in_photo_pixels(stand_in):
     body = response.json()
     assert (body["width"], body["height"]) == (RECORD["width"], RECORD["height"])
     assert detector.sizes[-1] == (1600, 1200)  # no JPEG scale of it is 1000 px or more but the photo itself
-    truth = detector.detect(np.zeros((RECORD["height"], RECORD["width"], 3), np.uint8))
+    truth = detector.detect(np.zeros((RECORD["height"], RECORD["width"], 3), np.uint8)).tiles
     assert [d["tile"] for d in body["detections"]] == [d["tile"] for d in truth]
     for found, true in zip(body["detections"], truth):
         assert found["box"] == pytest.approx(true["box"], abs=1.5)

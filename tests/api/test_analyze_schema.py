@@ -10,6 +10,7 @@ from synth_hand import SYNTH_PHOTO, TrueBoxes
 
 from api.app import create_app
 from api.schemas import WARNING_MODELS, WarningDetail
+from vision.detections import Detections
 from vision.layout_warnings import WARNING_CODES, warning
 
 
@@ -59,18 +60,18 @@ def test_a_warning_with_a_param_of_the_wrong_type_is_refused(openapi):
 class Unsure(TrueBoxes):
     """The synthetic photo's true boxes, the first read with little confidence (a warning)."""
 
-    def detect(self, rgb):
-        found = super().detect(rgb)
+    def detect(self, rgb, **_):
+        found = super().detect(rgb).tiles
         found[0]["score"] = 0.3
-        return found
+        return Detections(found)
 
 
 class Fixed:
     def __init__(self, detections):
         self.detections = detections
 
-    def detect(self, rgb):
-        return [dict(d) for d in self.detections]
+    def detect(self, rgb, **_):
+        return Detections([dict(d) for d in self.detections])
 
 
 def thirteen_in_a_row():

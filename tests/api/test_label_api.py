@@ -15,6 +15,7 @@ from PIL import Image
 from api.label.state import configure_labelling
 from fanshot.cli import main as fanshot_main
 from vision.classes import CLASSES
+from vision.detections import Detections
 
 DETECTIONS = [
     {"tile": "W1", "box": [10, 10, 50, 70], "score": 0.95},
@@ -25,8 +26,8 @@ DETECTIONS = [
 class FakeDetector:
     model_version = "fake-1"
 
-    def detect(self, rgb):
-        return [dict(d) for d in DETECTIONS]
+    def detect(self, rgb, **_):
+        return Detections([dict(d) for d in DETECTIONS])
 
 
 def jpeg_bytes(size=(200, 100)) -> bytes:

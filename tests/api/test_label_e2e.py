@@ -12,6 +12,8 @@ import pytest
 from browser import chromium, require_chromium, serving
 from PIL import Image
 
+from vision.detections import Detections
+
 require_chromium()
 
 DETECTIONS = [
@@ -23,8 +25,8 @@ DETECTIONS = [
 class FakeDetector:
     model_version = "fake-1"
 
-    def detect(self, rgb):
-        return [dict(d) for d in DETECTIONS]
+    def detect(self, rgb, **_):
+        return Detections([dict(d) for d in DETECTIONS])
 
 
 def jpeg(path, size=(400, 200)):

@@ -15,11 +15,12 @@ schemathesis = pytest.importorskip("schemathesis")
 
 from api.app import create_app  # noqa: E402
 from api.label.state import configure_labelling  # noqa: E402
+from vision.detections import Detections  # noqa: E402
 
 
 class FakeDetector:
-    def detect(self, rgb):
-        return [{"tile": "B5", "box": [2, 2, 20, 30], "score": 0.5}]
+    def detect(self, rgb, **_):
+        return Detections([{"tile": "B5", "box": [2, 2, 20, 30], "score": 0.5}])
 
 
 def _folder() -> Path:

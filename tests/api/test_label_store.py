@@ -10,6 +10,7 @@ from api.label.boxes import boxes_to_yolo, yolo_to_boxes
 from api.label.errors import LabelError
 from api.label.keys import class_table, parse_key
 from api.label.store import LabelStore
+from vision.detections import Detections
 
 
 class FakeDetector:
@@ -21,9 +22,9 @@ class FakeDetector:
         self.detections = detections
         self.calls = 0
 
-    def detect(self, rgb):
+    def detect(self, rgb, **_):
         self.calls += 1
-        return [dict(d) for d in self.detections]
+        return Detections([dict(d) for d in self.detections])
 
 
 DETECTIONS = [
@@ -219,10 +220,10 @@ def test_big_images_are_detected_on_a_smaller_copy_and_boxes_scaled_back(tmp_pat
     seen = []
 
     class Recorder:
-        def detect(self, rgb):
+        def detect(self, rgb, **_):
             seen.append(rgb.shape[:2])
             h, w = rgb.shape[:2]
-            return [{"tile": "T3", "box": [w / 4, h / 4, w / 2, h / 2], "score": 0.5}]
+            return Detections([{"tile": "T3", "box": [w / 4, h / 4, w / 2, h / 2], "score": 0.5}])
 
     doc = LabelStore(tmp_path, detector_factory=Recorder).load("big.jpg")
     assert seen == [(512, 1024)]  # read as every photo is: the smallest direct JPEG scale >= 1000 px

@@ -18,6 +18,7 @@ from label_app import labelling_app
 from PIL import Image
 
 from api.label.state import configure_labelling
+from vision.detections import Detections
 
 WIDTH, HEIGHT = 400, 200
 DETECTIONS = [
@@ -51,9 +52,9 @@ class FakeDetector:
     def __init__(self):
         self.sizes = []
 
-    def detect(self, rgb):
+    def detect(self, rgb, **_):
         self.sizes.append(rgb.shape[:2])
-        return [dict(d) for d in DETECTIONS]
+        return Detections([dict(d) for d in DETECTIONS])
 
 
 def jpeg_bytes() -> bytes:

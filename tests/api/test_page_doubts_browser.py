@@ -14,6 +14,7 @@ from browser import PHONE, chromium, require_chromium, serving
 from synth_hand import SYNTH_PHOTO, TrueBoxes
 
 import scoring
+from vision.detections import Detections
 
 require_chromium()
 
@@ -30,15 +31,15 @@ class MisreadsOneTile(TrueBoxes):
         super().__init__()
         self.unsure = unsure
 
-    def detect(self, rgb):
-        found = super().detect(rgb)
+    def detect(self, rgb, **_):
+        found = super().detect(rgb).tiles
         for d in found:
             d["candidates"] = [[d["tile"], d["score"]]]
         assert self.record["boxes"][MISREAD]["tile"] == "T4" and self.record["boxes"][B2]["tile"] == "B2"
         found[MISREAD].update(tile="T7", score=0.9, candidates=[["T7", 0.9], ["T4", 0.6]])
         if self.unsure:
             found[B2].update(score=0.3, candidates=[["B2", 0.3]])
-        return copy.deepcopy(found)
+        return Detections(copy.deepcopy(found))
 
 
 @pytest.fixture(scope="module")
@@ -155,11 +156,11 @@ class BoxesW7Twice:
     """A winning hand in one row, its W7 boxed a second time (shifted 0.4 of a tile) and read W8:
     a tile too many, which the reading repair drops."""
 
-    def detect(self, rgb):
+    def detect(self, rgb, **_):
         found = [{"tile": c, "box": [100.0 + 94 * i, 500.0, 190.0 + 94 * i, 620.0], "score": 0.95,
                   "candidates": [[c, 0.95]]} for i, c in enumerate(ROW)]
         found.append({"tile": "W8", "box": [700.0, 500.0, 790.0, 620.0], "score": 0.6, "candidates": [["W8", 0.6]]})
-        return sorted(found, key=lambda d: d["box"][0])
+        return Detections(sorted(found, key=lambda d: d["box"][0]))
 
 
 def left_out(page) -> list[str]:

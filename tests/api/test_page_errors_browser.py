@@ -13,6 +13,7 @@ from synth_hand import SYNTH_PHOTO
 import scoring.gongdi  # noqa: F401  (the rule sets' own codes join ERROR_CODES)
 from scoring.errors import ERROR_CODES
 from vision import messages_zh
+from vision.detections import Detections
 from vision.layout_warnings import LAYOUT_ERROR_CODES, WARNING_CODES, layout_error, warning
 
 require_chromium()
@@ -38,10 +39,10 @@ SAY = """([lang, warnings, errors]) => {
 class Thirteen:
     """A stand-in detector: 12 tiles in a row and one set apart, one short of a winning hand."""
 
-    def detect(self, rgb):
+    def detect(self, rgb, **_):
         codes = "W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2 B4".split()
-        return [{"tile": c, "box": [100 + 62 * i + 40 * (i == 12), 400, 160 + 62 * i + 40 * (i == 12), 480],
-                 "score": 0.95} for i, c in enumerate(codes)]
+        return Detections([{"tile": c, "box": [100 + 62 * i + 40 * (i == 12), 400, 160 + 62 * i + 40 * (i == 12), 480],
+                            "score": 0.95} for i, c in enumerate(codes)])
 
 
 @pytest.fixture(scope="module")

@@ -2,6 +2,7 @@
 import re
 from pathlib import Path
 
+from vision.detections import Detections
 from vision.layout_warnings import WARNING_CODES
 
 APP_JS = Path(__file__).resolve().parents[2] / "api" / "static" / "app.js"
@@ -27,10 +28,10 @@ def test_analyze_answers_the_codes_the_page_reads(make_client, monkeypatch):
     from synth_hand import SYNTH_PHOTO, TrueBoxes
 
     class Unsure(TrueBoxes):  # the first tile read with little confidence
-        def detect(self, rgb):
-            found = super().detect(rgb)
+        def detect(self, rgb, **_):
+            found = super().detect(rgb).tiles
             found[0]["score"] = 0.3
-            return found
+            return Detections(found)
 
     client = make_client()
     detector = Unsure()

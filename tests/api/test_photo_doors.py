@@ -1,5 +1,5 @@
 """One photo, one reading: `fanshot detect`, `fanshot analyze`, POST /api/v1/detect and POST
-/api/v1/analyze all read a photo's bytes at the same resolution (vision.detector.read_photo), so
+/api/v1/analyze all read a photo's bytes at the same resolution (vision.photo.read_photo), so
 the shipped model sees the same pixels and finds the same tiles whichever door the photo came in by."""
 from __future__ import annotations
 
@@ -24,15 +24,10 @@ class Recording:
         tiles = [(d["tile"], tuple(d["box"])) for d in found]
         self.calls.append((rgb.shape, hashlib.sha1(rgb.tobytes()).hexdigest(), tiles))
 
-    def detect(self, rgb):
-        found = self.real.detect(rgb)
-        self._note(rgb, found)
+    def detect(self, rgb, **options):
+        found = self.real.detect(rgb, **options)
+        self._note(rgb, found.tiles)
         return found
-
-    def detect_with_weak(self, rgb, floor, **look):
-        found, weak = self.real.detect_with_weak(rgb, floor, **look)
-        self._note(rgb, found)
-        return found, weak
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from api.app import create_app
 from api.errors import ApiError
 from api.pool import InferencePool
 from api.settings import Settings
-from vision.detector import DEFAULT_MODEL_DIR
+from vision.model_spec import DEFAULT_MODEL_DIR
 
 with warnings.catch_warnings():  # starlette's httpx deprecation notice, not ours
     warnings.simplefilter("ignore")
@@ -103,7 +103,7 @@ def test_an_error_in_a_worker_process_is_answered_as_in_one_process(clients):
 
 
 def expected_model_name() -> str:
-    from vision.detector import read_model_spec
+    from vision.model_spec import read_model_spec
 
     return read_model_spec()[1]["provenance"]["name"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from synth_hand import SYNTH_PHOTO
 
 import scoring
+from vision.detections import Detections
 
 
 def test_a_hand_of_13_tiles_is_a_422_with_the_counts(client):
@@ -33,10 +34,10 @@ def test_five_copies_name_the_tile_and_the_count(client):
 class FiveOfOneTile:
     """A stand-in detector: 13 tiles in a row (five of them 5-characters) and one set apart."""
 
-    def detect(self, rgb):
+    def detect(self, rgb, **_):
         codes = "W5 W5 W5 W5 W5 W6 W7 B1 B2 B3 T1 T2 T3 T4".split()
-        return [{"tile": c, "box": [100 + 62 * i + 40 * (i == 13), 400, 160 + 62 * i + 40 * (i == 13), 480],
-                 "score": 0.95} for i, c in enumerate(codes)]
+        return Detections([{"tile": c, "box": [100 + 62 * i + 40 * (i == 13), 400, 160 + 62 * i + 40 * (i == 13), 480],
+                            "score": 0.95} for i, c in enumerate(codes)])
 
 
 def test_a_photo_the_scorer_rejects_answers_its_code_and_params(client, monkeypatch):

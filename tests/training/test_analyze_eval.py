@@ -6,6 +6,7 @@ import copy
 import pytest
 
 from training.analyze_eval import FRESH_SEEDS, detection_errors, evaluate
+from vision.detections import Detections
 
 pytest.importorskip("scoring")
 
@@ -36,8 +37,8 @@ class FindsTheTrueBoxes:
         self.dets = [{"tile": b["tile"], "box": b["box"], "score": 0.95, "candidates": [[b["tile"], 0.95]]}
                      for b in record["boxes"]]
 
-    def detect(self, rgb):
-        return copy.deepcopy(self.dets)
+    def detect(self, rgb, **_):
+        return Detections(copy.deepcopy(self.dets))
 
 
 class AddsATwin(FindsTheTrueBoxes):
@@ -129,9 +130,9 @@ def test_a_turned_scene_is_read_turned():
     shapes = []
 
     class FindsTheTurnedBoxes(FindsTheTrueBoxes):
-        def detect(self, rgb):
+        def detect(self, rgb, **options):
             shapes.append(rgb.shape[:2])
-            return super().detect(rgb)
+            return super().detect(rgb, **options)
 
     detector = FindsTheTurnedBoxes({"boxes": turn_scene(blank, record["boxes"], 90)[1]})
     summary = evaluate(1, seed=seed, long_sides=(640,), detector=detector, turn=90)

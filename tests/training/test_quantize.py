@@ -15,7 +15,8 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from training.quantize import QuantizeError, calibration_images, quantize_classifier, record_classifier_inputs  # noqa: E402
-from vision.detector import DEFAULT_MODEL_DIR, Detector  # noqa: E402
+from vision.detector import Detector  # noqa: E402
+from vision.model_spec import DEFAULT_MODEL_DIR  # noqa: E402
 
 PHOTOS = Path(__file__).resolve().parent.parent / "data" / "detector"
 
@@ -91,7 +92,7 @@ def test_the_quantized_classifier_names_the_crops_as_the_float_one(model_dir):
     photos = sorted(PHOTOS.glob("*.jpg"))
     crops = record_classifier_inputs(float_detector, photos[:2])
     assert crops.ndim == 4 and crops.shape[1:] == (3, 64, 48) and len(crops) >= 20
-    before = float_detector._class_probabilities(crops)
+    before = float_detector.classifier._class_probabilities(crops)
     size = (model_dir / "classifier.onnx").stat().st_size
 
     record = quantize_classifier(model_dir, [PHOTOS], per_source=3)
@@ -102,7 +103,7 @@ def test_the_quantized_classifier_names_the_crops_as_the_float_one(model_dir):
     assert (model_dir / "classifier.onnx").stat().st_size < size
     assert sorted(p.name for p in model_dir.iterdir()) == ["classifier.onnx", "finder.onnx", "model.json"]
 
-    after = Detector(model_dir, threads=1)._class_probabilities(crops)
+    after = Detector(model_dir, threads=1).classifier._class_probabilities(crops)
     assert after.shape == before.shape
     assert np.abs(after - before).max() < 0.1  # probabilities, not just the best class (measured 0.04)
     assert (after.argmax(axis=1) == before.argmax(axis=1)).mean() >= 0.9

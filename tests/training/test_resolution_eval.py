@@ -13,6 +13,7 @@ from PIL import Image
 from fanshot.cli import main
 from training.resolution_eval import evaluate, format_summary, wide_shot
 from vision.decode import decode_image
+from vision.detections import Detections
 
 API_DATA = Path(__file__).resolve().parent.parent / "api" / "data"
 RECORD = json.loads((API_DATA / "synth_hand.json").read_text(encoding="utf-8"))  # a 1600 x 1200 synth scene
@@ -34,10 +35,10 @@ class TrueBoxes:
     def __init__(self):
         self.sizes = []
 
-    def detect(self, rgb):
+    def detect(self, rgb, **_):
         self.sizes.append(rgb.shape[1::-1])
         scale = rgb.shape[1] / RECORD["width"]
-        return [{"tile": b["tile"], "box": [v * scale for v in b["box"]], "score": 0.9} for b in RECORD["boxes"]]
+        return Detections([{"tile": b["tile"], "box": [v * scale for v in b["box"]], "score": 0.9} for b in RECORD["boxes"]])
 
 
 def test_the_true_tiles_give_the_true_total_at_every_rule(scenes):
@@ -56,8 +57,8 @@ def test_the_true_tiles_give_the_true_total_at_every_rule(scenes):
 
 def test_a_detector_that_finds_nothing_misses_every_tile_of_the_hand(scenes):
     class Blind:
-        def detect(self, rgb):
-            return []
+        def detect(self, rgb, **_):
+            return Detections([])
 
     s = evaluate(scenes, ["800"], Blind())["rules"]["800"]
     hand_tiles = sum(b["role"] != "stray" for b in RECORD["boxes"])

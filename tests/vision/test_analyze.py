@@ -7,13 +7,13 @@ import json
 import numpy as np
 import pytest
 from PIL import Image
+from test_layout_scenes import scene
 
 from fanshot.cli import main
-from vision.analyze import RESULT_KEYS, analyze_image
 from scoring.errors import HandError
+from vision.analyze import RESULT_KEYS, analyze_image
 from vision.decode import ImageError
-
-from test_layout_scenes import scene
+from vision.detections import Detections
 
 scoring = pytest.importorskip("scoring")
 needs_scorer = pytest.mark.skipif(not hasattr(scoring, "score_hand"), reason="the scorer is not written yet")
@@ -28,9 +28,9 @@ class StandIn:
         self.detections = detections
         self.seen = None
 
-    def detect(self, rgb):
+    def detect(self, rgb, **_):
         self.seen = rgb.shape
-        return [dict(d) for d in self.detections]
+        return Detections([dict(d) for d in self.detections])
 
 
 def png_bytes(width=800, height=300) -> bytes:

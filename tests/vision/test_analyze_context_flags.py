@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_analyze import HAND_ROWS, StandIn, png_bytes
+from test_layout_scenes import scene
 
 from fanshot.cli import build_parser, main
 from scoring.notation import format_hand
-
-from test_analyze import HAND_ROWS, StandIn, png_bytes
-from test_layout_scenes import scene
 
 CONTEXT_FLAGS = {"--seat-wind", "--prevalent-wind", "--self-drawn", "--last-tile", "--kong-replacement",
                  "--robbing-kong", "--fourth-tile", "--dealer", "--first-turn", "--wild-tile"}

@@ -23,7 +23,8 @@ def test_layout_reads_fresh_scenes_from_their_true_boxes():
 
 
 def _shipped_detector():
-    from vision.detector import ModelNotFoundError, get_detector
+    from vision.detector import get_detector
+    from vision.model_spec import ModelNotFoundError
 
     try:
         return get_detector()

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_analyze import StandIn, png_bytes
+from test_layout_scenes import scene
 
 from fanshot.cli import main
 from vision.analyze import analyze_image
 from vision.layout_warnings import WARNING_CODES, describe_reading, warning
-
-from test_analyze import StandIn, png_bytes
-from test_layout_scenes import scene
 
 PLAIN = [["W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B1 B2 B3", "B4"]]
 

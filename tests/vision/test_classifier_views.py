@@ -9,7 +9,7 @@ from vision.detector import Detector
 
 @pytest.fixture(scope="module")
 def detector():
-    det = Detector()
+    det = Detector().classifier
     if not det.view_flips:
         pytest.skip("the shipped classifier averages no views")
     return det
@@ -60,7 +60,8 @@ def test_averaged_over_every_view_a_crop_and_its_flips_read_the_same(detector):
 
 
 def test_an_unsure_box_about_as_wide_as_tall_is_read_both_ways_and_the_readings_averaged(detector):
-    from vision.detector import _blob, crop_tiles
+    from vision.classifier import crop_blob as _blob
+    from vision.classifier import crop_tiles
 
     if detector.both_turns is None:
         pytest.skip("the shipped classifier reads every box one way")
@@ -99,7 +100,7 @@ def test_a_model_json_with_a_malformed_both_turns_is_a_clear_error(tmp_path, tur
     import json
     import shutil
 
-    from vision.detector import DEFAULT_MODEL_DIR, MODEL_JSON, ModelNotFoundError
+    from vision.model_spec import DEFAULT_MODEL_DIR, MODEL_JSON, ModelNotFoundError
 
     spec = json.loads((DEFAULT_MODEL_DIR / MODEL_JSON).read_text(encoding="utf-8"))
     for part in ("finder", "classifier"):

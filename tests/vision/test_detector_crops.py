@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.classes import CLASS_ID
-from vision.detector import crop_tiles
 from training.crops import CONTEXT_WH, FLUFFY_DIR, augment, centre_crop, context_crop, rendered_crops
+from vision.classes import CLASS_ID
+from vision.classifier import crop_tiles
 
 
 def _scene():
@@ -76,10 +76,12 @@ def test_train_crops_finder_boxes_cuts_one_crop_per_labelled_tile(tmp_path, caps
 
     from datasets.formats import write_yolo
     from fanshot.cli import main
-    from vision.detector import get_detector, read_photo
+    from vision.detector import get_detector
+    from vision.photo import read_photo
 
     photo = Path(__file__).resolve().parents[1] / "data" / "detector" / "synth_s990000_000002.jpg"
-    rgb, found = read_photo(get_detector(), photo.read_bytes())
+    read = read_photo(photo.read_bytes())
+    rgb, found = read.image, get_detector().detect(read.image, photo=read).tiles
     assert max(rgb.shape[:2]) == 1000  # read as stored (the boxes are in its pixels)
     boxes = [{"tile": d["tile"], "box": d["box"]} for d in found]
     write_yolo([{"file": str(photo), "width": rgb.shape[1], "height": rgb.shape[0], "boxes": boxes}], tmp_path / "set")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.detector import suppress_duplicates
+from vision.boxes import suppress_duplicates
 
 
 def _kept(boxes, scores):

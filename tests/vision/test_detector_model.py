@@ -8,12 +8,11 @@ of them right fails the test until its entry is removed."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-
-from collections import Counter
 
 from vision.decode import decode_image
 from vision.detector import DEFAULT_MODEL_DIR, detect_photo, get_detector
@@ -33,14 +32,14 @@ def _image(case: Path):
 
 def test_the_shipped_model_loads_once(detector):
     assert get_detector() is detector
-    assert len(detector.classes) == 43
+    assert len(detector.classifier.classes) == 43
 
 
 def test_concurrent_calls_give_the_same_answer(detector):
     images = [_image(case) for case in CASES[:3]]
-    serial = [detector.detect(rgb) for rgb in images]
+    serial = [detector.detect(rgb).tiles for rgb in images]
     with ThreadPoolExecutor(max_workers=4) as pool:
-        parallel = list(pool.map(detector.detect, images * 2))
+        parallel = [found.tiles for found in pool.map(detector.detect, images * 2)]
     assert parallel == serial * 2
 
 
@@ -65,9 +64,9 @@ def test_the_shipped_model_reads_each_test_photo_exactly(detector, case):
 
 
 def test_each_detection_lists_its_best_candidates_starting_with_its_own_reading(detector):
-    from vision.detector import CANDIDATES
+    from vision.classifier import CANDIDATES
 
-    detections = detector.detect(_image(CASES[0]))
+    detections = detector.detect(_image(CASES[0])).tiles
     assert detections
     for d in detections:
         candidates = d["candidates"]
@@ -76,7 +75,7 @@ def test_each_detection_lists_its_best_candidates_starting_with_its_own_reading(
         scores = [score for _, score in candidates]
         assert scores == sorted(scores, reverse=True)
         tiles = [tile for tile, _ in candidates]
-        assert len(set(tiles)) == len(tiles) and set(tiles) <= set(detector.classes)
+        assert len(set(tiles)) == len(tiles) and set(tiles) <= set(detector.classifier.classes)
         assert all(score == round(score, 4) for score in scores)
 
 

@@ -4,7 +4,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.detector import Detector, ModelNotFoundError, crop_tiles, decode_yolo, get_detector, letterbox, zoom_region
+from vision.boxes import zoom_region
+from vision.classifier import crop_tiles
+from vision.detector import Detector, get_detector
+from vision.finder import decode_yolo, letterbox
+from vision.model_spec import ModelNotFoundError
 
 
 def test_letterbox_keeps_aspect_and_centres():
@@ -35,10 +39,10 @@ def test_a_finder_of_free_input_shape_reads_a_canvas_of_the_photos_shape():
             return [np.zeros((1, 5, 0), np.float32)]
 
     detector = Detector()
-    assert detector._finder_stride == 32  # the shipped finder (m21 on) takes any multiple of 32
-    detector._finder = Finder()
-    detector._find(np.zeros((300, 400, 3), np.uint8), (0.35,), mirror=False)
-    detector._find(np.zeros((900, 300, 3), np.uint8), (0.35,), mirror=False)
+    assert detector.finder.stride == 32  # the shipped finder (m21 on) takes any multiple of 32
+    detector.finder.session = Finder()
+    detector.finder._find(np.zeros((300, 400, 3), np.uint8), (0.35,), mirror=False)
+    detector.finder._find(np.zeros((900, 300, 3), np.uint8), (0.35,), mirror=False)
     assert shapes == [(1, 3, 256, 320), (1, 3, 320, 128)]
 
 

@@ -17,7 +17,7 @@ def model_dir():
 def test_sessions_run_on_the_threads_asked_and_never_spin(model_dir, threads):
     detector = Detector(model_dir, threads=threads)
     assert detector.threads == threads
-    for session in (detector._finder, detector._classifier):
+    for session in (detector.finder.session, detector.classifier.session):
         options = session.get_session_options()
         assert options.intra_op_num_threads == threads
         assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"

@@ -1,8 +1,8 @@
-"""Merging the finder's two views (the photo and its mirror image): vision.detector.fuse_views."""
+"""Merging the finder's two views (the photo and its mirror image): vision.boxes.fuse_views."""
 import numpy as np
 import pytest
 
-from vision.detector import fuse_views
+from vision.boxes import fuse_views
 
 
 def test_a_tile_seen_in_both_views_becomes_one_box_with_the_mean_score():
@@ -59,18 +59,19 @@ class _BrightPatchFinder:
 
 
 def test_the_mirror_view_maps_its_boxes_back_onto_the_photo(monkeypatch):
-    from vision.detector import DEFAULT_MODEL_DIR, Detector
+    from vision.detector import Detector
+    from vision.model_spec import DEFAULT_MODEL_DIR
 
     if not (DEFAULT_MODEL_DIR / "model.json").is_file():
         pytest.skip("no shipped model in models/")
     detector = Detector(DEFAULT_MODEL_DIR, threads=1)
     finder = _BrightPatchFinder(left_score=0.8, right_score=0.6)
-    monkeypatch.setattr(detector, "_finder", finder)
-    monkeypatch.setattr(detector, "finder_mirror", True)
-    monkeypatch.setattr(detector, "zoom_below", 0)
+    monkeypatch.setattr(detector.finder, "session", finder)
+    monkeypatch.setattr(detector.finder, "mirror", True)
+    monkeypatch.setattr(detector.finder, "zoom_below", 0)
     photo = np.zeros((600, 1000, 3), np.uint8)
     photo[200:400, 100:300] = 255  # a bright patch in the left part of a wide photo
-    boxes, scores = detector.find_tiles(photo)
+    boxes, scores = detector.finder.find_tiles(photo)
     assert len(finder.shown) == 2  # the letterboxed photo, then its mirror image
     np.testing.assert_array_equal(finder.shown[1], finder.shown[0][:, :, ::-1])
     assert len(boxes) == 1

@@ -5,8 +5,8 @@ import math
 from collections import Counter
 
 import pytest
-
 from test_layout_scenes import scene
+
 from vision.layout import build_hand
 from vision.layout_geometry import clean, row_angle
 

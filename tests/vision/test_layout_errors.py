@@ -6,11 +6,11 @@ import ast
 from pathlib import Path
 
 import pytest
+from test_layout_scenes import scene
 
 import scoring.gongdi  # noqa: F401  (its error codes join scoring.errors.ERROR_CODES)
 import scoring.lianzhong  # noqa: F401
 from scoring.errors import ERROR_CODES
-from test_layout_scenes import scene
 from vision import messages_zh
 from vision.layout import build_hand
 from vision.layout_warnings import LAYOUT_ERROR_CODES, WARNING_CODES, layout_error

@@ -3,8 +3,8 @@ per kind of failure, each over a hand-written scene of the shape that failed."""
 from __future__ import annotations
 
 import pytest
-
 from test_layout_scenes import H, W, scene
+
 from vision import layout_geometry as geometry
 from vision.layout import build_hand
 

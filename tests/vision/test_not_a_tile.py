@@ -2,24 +2,28 @@
 and chips go (vision.detector), and the crops that teach it (training.crops)."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
-from vision.classes import CLASSES, NOT_A_TILE
-from vision.detector import Detector, get_detector
 from training.crops import CONTEXT_WH, negative_crops
+from vision.classes import CLASSES, NOT_A_TILE
+from vision.classifier import TileClassifier
+from vision.detector import Detector, get_detector
+from vision.finder import FoundTiles
 
 
 def _detector(boxes, weak_boxes, readings):
     """A Detector whose finder answers fixed boxes (kept, then weak) and whose classifier reads
     box i as readings[i]: a tile code, or None for "not a tile" (44 outputs)."""
     detector = object.__new__(Detector)
-    detector.classes = list(CLASSES)
-    detector.finder_conf = 0.35
-    detector.not_a_tile_above = 0.5
+    detector.classifier = object.__new__(TileClassifier)
+    detector.classifier.classes = list(CLASSES)
+    detector.classifier.not_a_tile_above = 0.5
     kept = (np.asarray(boxes, np.float32).reshape(-1, 4), np.full(len(boxes), 0.9, np.float32))
     faint = (np.asarray(weak_boxes, np.float32).reshape(-1, 4), np.full(len(weak_boxes), 0.3, np.float32))
-    detector._find_tiles = lambda rgb, floor, *look: (kept, faint if floor is not None else None)
+    detector.finder = SimpleNamespace(conf=0.35, find=lambda rgb, floor, *look: FoundTiles(kept, faint if floor is not None else None))
 
     def classify(rgb, all_boxes):
         probs = np.full((len(all_boxes), NOT_A_TILE + 1), 0.02 / NOT_A_TILE, np.float32)
@@ -27,7 +31,7 @@ def _detector(boxes, weak_boxes, readings):
             probs[i, NOT_A_TILE if tile is None else CLASSES.index(tile)] = 0.98
         return probs
 
-    detector.classify = classify
+    detector.classifier.classify = classify
     return detector
 
 
@@ -36,8 +40,9 @@ def test_boxes_read_as_no_tile_go_kept_and_weak_alike():
     weak_boxes = [[120, 0, 170, 70], [300, 0, 340, 40]]  # a faint tile and a faint coin
     detector = _detector(boxes, weak_boxes, ["W1", "W2", None, "W3", None])
     rgb = np.zeros((100, 400, 3), np.uint8)
-    tiles, faint = detector.detect_with_weak(rgb, 0.2)
-    assert [d["tile"] for d in tiles] == ["W1", "W2"] and detector.detect(rgb) == tiles
+    found = detector.detect(rgb, weak_floor=0.2)
+    tiles, faint = found.tiles, found.weak
+    assert [d["tile"] for d in tiles] == ["W1", "W2"] and detector.detect(rgb).tiles == tiles
     assert [(d["tile"], d["box"]) for d in faint] == [("W3", [120.0, 0.0, 170.0, 70.0])]
     for d in tiles + faint:  # "not a tile" is never a candidate: the 43 classes only
         assert len(d["candidates"]) == 4 and all(c in CLASSES for c, _ in d["candidates"])
@@ -47,7 +52,7 @@ def test_a_no_tile_box_does_not_suppress_the_tile_it_overlaps():
     # the finder's box half on a tile and half on the table, read as no tile, scores higher
     boxes = [[0, 0, 50, 70], [5, 0, 55, 70]]
     detector = _detector(boxes, [], [None, "B5"])
-    assert [d["tile"] for d in detector.detect(np.zeros((80, 80, 3), np.uint8))] == ["B5"]
+    assert [d["tile"] for d in detector.detect(np.zeros((80, 80, 3), np.uint8)).tiles] == ["B5"]
 
 
 def test_negative_crops_are_the_finders_boxes_on_no_labelled_tile():
@@ -87,7 +92,7 @@ def test_a_box_across_a_walls_backs_is_no_negative_crop():
 
 
 def test_the_shipped_classifier_answers_the_43_classes_and_not_a_tile():
-    detector = get_detector()
+    detector = get_detector().classifier
     if detector.not_a_tile_above is None:
         pytest.skip("the shipped classifier has no 'not a tile' output")
     rgb = np.full((240, 320, 3), 120, np.uint8)
@@ -100,19 +105,19 @@ def test_a_box_under_the_threshold_stays_named_among_the_43_renormalised():
     detector = _detector([[0, 0, 50, 70]], [], [])
     probs = np.zeros((1, NOT_A_TILE + 1), np.float32)
     probs[0, NOT_A_TILE], probs[0, CLASSES.index("W5")], probs[0, CLASSES.index("W3")] = 0.4, 0.5, 0.1
-    detector.classify = lambda rgb, boxes: probs.copy()
-    [tile] = detector.detect(np.zeros((80, 80, 3), np.uint8))
+    detector.classifier.classify = lambda rgb, boxes: probs.copy()
+    [tile] = detector.detect(np.zeros((80, 80, 3), np.uint8)).tiles
     assert tile["tile"] == "W5" and tile["score"] == pytest.approx(0.9 * 0.5 / 0.6, abs=1e-4)
     assert tile["candidates"][:2] == [["W5", tile["score"]], ["W3", pytest.approx(0.9 * 0.1 / 0.6, abs=1e-4)]]
-    detector.not_a_tile_above = 0.35  # a stricter model: the same box goes
-    assert detector.detect(np.zeros((80, 80, 3), np.uint8)) == []
+    detector.classifier.not_a_tile_above = 0.35  # a stricter model: the same box goes
+    assert detector.detect(np.zeros((80, 80, 3), np.uint8)).tiles == []
 
 
 def test_a_model_json_that_does_not_match_the_classifiers_outputs_is_a_clear_error(tmp_path):
     import json
     import shutil
 
-    from vision.detector import DEFAULT_MODEL_DIR, MODEL_JSON, ModelNotFoundError
+    from vision.model_spec import DEFAULT_MODEL_DIR, MODEL_JSON, ModelNotFoundError
 
     spec = json.loads((DEFAULT_MODEL_DIR / MODEL_JSON).read_text(encoding="utf-8"))
     if spec["classifier"].get("not_a_tile_above") is None:

@@ -11,14 +11,14 @@ from collections import Counter
 import numpy as np
 import pytest
 from PIL import Image
+from test_layout_scenes import scene
 
 from fanshot.cli import main
 from vision.analyze import analyze_detections, analyze_image
 from vision.classes import CLASSES
+from vision.detections import Detections
 from vision.detector import detect_photo
 from vision.one_set import COPIES_PER_FLOWER, COPIES_PER_TILE, assign_one_set, copies_in_one_set
-
-from test_layout_scenes import scene
 
 
 def det(x: float, *candidates) -> dict:
@@ -97,11 +97,9 @@ class StandIn:
     def __init__(self, detections, weak=()):
         self.detections, self.weak = detections, list(weak)
 
-    def detect(self, rgb):
-        return copy.deepcopy(self.detections)
-
-    def detect_with_weak(self, rgb, floor, closer=False, upside_down=False):
-        return self.detect(rgb), [copy.deepcopy(d) for d in self.weak if d["score"] >= floor]
+    def detect(self, rgb, *, weak_floor=None, **_):
+        weak = [] if weak_floor is None else [copy.deepcopy(d) for d in self.weak if d["score"] >= weak_floor]
+        return Detections(copy.deepcopy(self.detections), weak)
 
 
 def png_bytes(width=800, height=300) -> bytes:
@@ -131,7 +129,7 @@ MISREAD_T1 = {3: ("H3", "T1", 0.6, 0.3)}
 def test_analyze_reads_the_photo_as_one_set_and_keeps_candidates_out_of_its_tiles():
     found = with_candidates(scene(ROWS), MISREAD_T1)
     raw = analyze_detections(found, (800, 300), repair_reading=False)
-    assert raw["score"] is None  # two H3 and a chow short of a tile: no winning hand
+    assert raw.score is None  # two H3 and a chow short of a tile: no winning hand
     result = analyze_image(png_bytes(), detector=StandIn(found))
     assert result["error"] is None and result["score"]["total"] > 0
     assert Counter(t["tile"] for t in result["tiles"]) == Counter(d["tile"] for d in scene(ROWS))

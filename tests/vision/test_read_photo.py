@@ -1,15 +1,16 @@
-"""The one rule every door reads a photo's bytes by (vision.detector.read_photo): decoded at the
+"""The one rule every door reads a photo's bytes by (vision.photo.read_photo): decoded at the
 smallest direct JPEG scale at least DETECT_MAX_SIDE long, detected once."""
 from __future__ import annotations
 
 import io
 
-import numpy as np
 import pytest
 from PIL import Image
 
 from vision.decode import ImageError
-from vision.detector import DETECT_MAX_SIDE, detect_photo, photo_scale_side, read_photo
+from vision.detections import Detections
+from vision.detector import detect_photo
+from vision.photo import DETECT_MAX_SIDE, photo_scale_side, read_photo
 
 
 @pytest.mark.parametrize("long_side, at_least, side", [
@@ -34,16 +35,18 @@ class TilesOfWidth:
         self.share = share
         self.sizes: list[tuple[int, int]] = []
 
-    def detect(self, rgb):
+    def detect(self, rgb, **_):
         height, width = rgb.shape[:2]
         self.sizes.append((width, height))
         w = self.share * width
-        return [{"tile": "W1", "box": [i * w, 10.0, (i + 1) * w, 10.0 + 1.35 * w], "score": 0.9} for i in range(14)]
+        return Detections([{"tile": "W1", "box": [i * w, 10.0, (i + 1) * w, 10.0 + 1.35 * w], "score": 0.9}
+                           for i in range(14)])
 
 
 def test_a_12_mp_photo_is_read_once_at_a_quarter_and_detect_photo_scales_its_boxes_back():
     detector = TilesOfWidth(0.025)  # small tiles (25 x 34 px) too: no second look, it did not pay
-    rgb, found = read_photo(detector, _jpeg(4000, 3000))
+    photo = read_photo(_jpeg(4000, 3000))
+    rgb, found = photo.image, detector.detect(photo.image, photo=photo).tiles
     assert detector.sizes == [(1000, 750)] and rgb.shape == (750, 1000, 3)
     assert found[0]["box"][2] == pytest.approx(25)
     result = detect_photo(TilesOfWidth(0.025), _jpeg(4000, 3000))
@@ -53,19 +56,19 @@ def test_a_12_mp_photo_is_read_once_at_a_quarter_and_detect_photo_scales_its_box
 
 def test_an_iphone_photo_is_read_at_its_quarter_without_resampling():
     detector = TilesOfWidth(0.06)
-    rgb, _ = read_photo(detector, _jpeg(3024, 4032))
+    rgb = read_photo(_jpeg(3024, 4032)).image
+    detector.detect(rgb)
     assert detector.sizes == [(756, 1008)] and rgb.shape == (1008, 756, 3)
 
 
-def test_the_detection_read_photo_runs_can_be_given():
+def test_read_photo_decodes_and_detects_nothing():
     detector = TilesOfWidth(0.06)
-    calls = []
-    rgb, found = read_photo(detector, _jpeg(1600, 1200), lambda image: calls.append(image.shape) or [])
-    assert calls == [(1200, 1600, 3)] and found == [] and detector.sizes == []
+    photo = read_photo(_jpeg(1600, 1200))
+    assert photo.image.shape == (1200, 1600, 3) and photo.long_side == 1600 and detector.sizes == []
     assert DETECT_MAX_SIDE == 1000
 
 
 def test_bad_bytes_are_the_decoders_error():
     with pytest.raises(ImageError) as caught:
-        read_photo(TilesOfWidth(0.06), b"not a photo")
+        read_photo(b"not a photo")
     assert caught.value.status == 415

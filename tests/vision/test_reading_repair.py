@@ -7,13 +7,13 @@ import math
 
 import numpy as np
 import pytest
+from test_analyze import StandIn, png_bytes
+from test_layout_scenes import scene
 
 import vision.reading_repair as rr
 from vision.analyze import analyze_detections, analyze_image
+from vision.detections import Detections
 from vision.messages_zh import warning_zh
-
-from test_analyze import StandIn, png_bytes
-from test_layout_scenes import scene
 
 scoring = pytest.importorskip("scoring")
 
@@ -49,7 +49,7 @@ def counting_layout():
 
 
 def analyze(dets, repair=True):
-    return analyze_detections(dets, SIZE, repair_reading=repair)
+    return analyze_detections(dets, SIZE, repair_reading=repair).to_json()
 
 
 def repairs(result):
@@ -227,8 +227,8 @@ class MisreadsOneTile:
         self.change = (flower, record["boxes"][i]["tile"])
         misread(self.dets, i, [(flower, 0.6), (self.change[1], 0.3)])
 
-    def detect(self, rgb):
-        return copy.deepcopy(self.dets)
+    def detect(self, rgb, **_):
+        return Detections(copy.deepcopy(self.dets))
 
 
 def test_analyze_eval_counts_the_repairs():

@@ -1,4 +1,4 @@
-"""Small tiles named from a sharper decode (vision.detector.read_photo, Detector._crop_source):
+"""Small tiles named from a sharper decode (vision.photo.read_photo, Detector._crop_source):
 when the finder's tiles in the photo as read are smaller than the classifier's input, the
 classifier's crops are cut from the same photo decoded again at the next direct JPEG scale; the
 finder does not run again and an ordinary photo is decoded once. The shipped model's classifier,
@@ -11,7 +11,10 @@ from PIL import Image, ImageDraw
 
 import vision.decode
 from vision.analyze import WEAK_FLOOR, detect_hand
-from vision.detector import DEFAULT_MODEL_DIR, Detector, read_photo
+from vision.detector import Detector
+from vision.finder import FoundTiles
+from vision.model_spec import DEFAULT_MODEL_DIR
+from vision.photo import read_photo
 
 PHOTO_W, PHOTO_H = 4000, 3000
 
@@ -45,18 +48,24 @@ def detector(monkeypatch):
         scale = rgb.shape[1] / PHOTO_W
         tiles, weak = found.tiles * scale, found.weak * scale
         kept = (tiles, np.full(len(tiles), 0.9, np.float32))
-        return kept, (None if floor is None else (weak, np.full(len(weak), 0.3, np.float32)))
+        return FoundTiles(kept, None if floor is None else (weak, np.full(len(weak), 0.3, np.float32)))
 
-    classify = found.classify
+    classify = found.classifier.classify
 
     def recording_classify(rgb, boxes):
         found.classified.append((rgb.shape, np.array(boxes), [float(rgb[int(y1):int(y2), int(x1):int(x2)].mean())
                                                              for x1, y1, x2, y2 in boxes]))
         return classify(rgb, boxes)
 
-    monkeypatch.setattr(found, "_find_tiles", find_tiles)
-    monkeypatch.setattr(found, "classify", recording_classify)
+    monkeypatch.setattr(found.finder, "find", find_tiles)
+    monkeypatch.setattr(found.classifier, "classify", recording_classify)
     return found
+
+
+def _read(detector, data, **options):
+    """A photo's bytes read by read_photo and detected with the photo given: (image, tiles)."""
+    photo = read_photo(data, **options)
+    return photo.image, detector.detect(photo.image, photo=photo).tiles
 
 
 @pytest.fixture
@@ -75,7 +84,7 @@ def decodes(monkeypatch):
 
 def test_small_tiles_are_classified_from_the_next_direct_scale_without_a_second_finder_run(detector, decodes):
     detector.tiles = np.asarray(_row(120, 160), np.float32)  # 30 x 40 px at 1000: under the crop's 64
-    rgb, found = read_photo(detector, _photo(detector.tiles.tolist()))
+    rgb, found = _read(detector, _photo(detector.tiles.tolist()))
     assert rgb.shape == (750, 1000, 3) and decodes == [1000, 2000] and detector.finder_runs == 1
     [(shape, boxes, brightness)] = detector.classified
     assert shape == (1500, 2000, 3)
@@ -88,28 +97,28 @@ def test_small_tiles_are_classified_from_the_next_direct_scale_without_a_second_
 def test_the_sharper_decode_is_one_direct_scale_up_however_small_the_tiles(detector, decodes):
     detector.tiles = np.asarray(_row(60, 80), np.float32)  # 20 px long at 1000, 40 at 2000
     data = _photo(detector.tiles.tolist())
-    read_photo(detector, data)
+    _read(detector, data)
     assert decodes == [1000, 2000] and detector.classified[0][0] == (1500, 2000, 3)
-    read_photo(detector, data, first_side=1001)  # first read at 1/2: the full photo next
+    _read(detector, data, first_side=1001)  # first read at 1/2: the full photo next
     assert decodes == [1000, 2000, 2000, 4000] and detector.classified[1][0] == (PHOTO_H, PHOTO_W, 3)
     assert min(detector.classified[0][2] + detector.classified[1][2]) > 200
 
 
 def test_an_ordinary_photo_is_decoded_once_and_classified_from_it(detector, decodes):
     detector.tiles = np.asarray(_row(240, 320, count=12), np.float32)  # 80 px long at 1000
-    rgb, found = read_photo(detector, _photo(detector.tiles.tolist()))
+    rgb, found = _read(detector, _photo(detector.tiles.tolist()))
     assert decodes == [1000] and [c[0] for c in detector.classified] == [rgb.shape] and len(found) == 12
 
 
 def test_weak_boxes_are_classified_from_the_sharper_decode_too(detector, decodes):
     detector.tiles = np.asarray(_row(120, 160, count=13), np.float32)
     detector.weak = np.asarray([[3000, 2400, 3120, 2560]], np.float32)  # a faint 14th tile, away from the row
-    _, found = read_photo(detector, _photo(detector.tiles.tolist() + detector.weak.tolist()),
-                          lambda image: detect_hand(detector, image))
+    photo = read_photo(_photo(detector.tiles.tolist() + detector.weak.tolist()))
+    found = detect_hand(detector, photo.image, photo=photo)
     [(shape, boxes, brightness)] = detector.classified
     assert shape == (1500, 2000, 3) and len(boxes) == 14 and min(brightness) > 200
-    assert sum(d.get("weak", False) for d in found) == 1 and len(found) == 14
-    assert WEAK_FLOOR < detector.finder_conf
+    assert len(found.weak) == 1 and len(found.tiles) + len(found.weak) == 14
+    assert WEAK_FLOOR < detector.finder.conf
 
 
 def test_a_photo_read_whole_or_an_image_given_directly_is_classified_as_it_is(detector, decodes):
@@ -118,7 +127,7 @@ def test_a_photo_read_whole_or_an_image_given_directly_is_classified_as_it_is(de
     rgb = vision.decode.decode_image(data, max_side=1000)
     detector.detect(rgb)  # no photo bytes to decode again
     assert detector.classified[-1][0] == rgb.shape
-    read_photo(detector, data, first_side=4000)  # already the full photo: nothing sharper
+    _read(detector, data, first_side=4000)  # already the full photo: nothing sharper
     assert decodes == [1000, 4000] and detector.classified[-1][0] == (PHOTO_H, PHOTO_W, 3)
 
 
@@ -134,7 +143,7 @@ def _wide_shot(path, factor: int) -> bytes:
 
 
 def test_photos_read_at_once_on_two_threads_each_get_their_own_sharper_crops():
-    """The photo a read is for reaches the classifier through read_photo's context: reading a wide
+    """The photo a read is for reaches the classifier as the detector's argument: reading a wide
     shot (small tiles, decoded again) and ordinary photos on two threads at once gives each the
     tiles it gets when read alone."""
     from concurrent.futures import ThreadPoolExecutor
@@ -148,7 +157,7 @@ def test_photos_read_at_once_on_two_threads_each_get_their_own_sharper_crops():
     photos = [_wide_shot(p, 3) for p in paths] + [p.read_bytes() for p in paths]
 
     def tiles(data):
-        rgb, found = read_photo(detector, data)
+        rgb, found = _read(detector, data)
         return rgb.shape, [(d["tile"], [round(v, 1) for v in d["box"]]) for d in found]
 
     alone = [tiles(data) for data in photos]

@@ -1,21 +1,25 @@
 """A hand one tile short may take one of the finder's weak boxes (scored under its threshold):
-vision.detector's detect_with_weak, vision.analyze.detect_hand and vision.reading_repair's
+vision.detector.Detector.detect's weak_floor, vision.analyze.detect_hand and vision.reading_repair's
 additions, over hand-written detections and the real layout and scorer."""
 from __future__ import annotations
 
 import copy
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from test_analyze import StandIn, png_bytes
+from test_reading_repair import SIZE, W7, counting_layout, detections, misread, repairs, true_total
 
 import vision.reading_repair as rr
 from vision.analyze import WEAK_FLOOR, analyze_detections, analyze_image, detect_hand
+from vision.boxes import suppress_duplicates
 from vision.classes import CLASSES
-from vision.detector import Detector, suppress_duplicates
+from vision.classifier import TileClassifier
+from vision.detections import Detections
+from vision.detector import Detector
+from vision.finder import FoundTiles
 from vision.messages_zh import warning_zh
-
-from test_analyze import StandIn, png_bytes
-from test_reading_repair import PLAIN, SIZE, W7, counting_layout, detections, misread, repairs, true_total
 
 scoring = pytest.importorskip("scoring")
 
@@ -24,7 +28,7 @@ def weak(det, candidates):
     """`det` as a weak box read as the first of `candidates`."""
     tile, score = candidates[0]
     return {"tile": tile, "box": list(det["box"]), "score": score,
-            "candidates": [list(c) for c in candidates], "weak": True}
+            "candidates": [list(c) for c in candidates]}
 
 
 def short_of(i, candidates):
@@ -34,15 +38,16 @@ def short_of(i, candidates):
     return dets, weak(missed, candidates)
 
 
-def analyze(dets, repair=True):
-    return analyze_detections(copy.deepcopy(dets), SIZE, repair_reading=repair)
+def analyze(dets, weak=(), repair=True):
+    return analyze_detections(copy.deepcopy(dets), SIZE, weak=copy.deepcopy(list(weak)),
+                              repair_reading=repair).to_json()
 
 
 def test_a_hand_one_tile_short_takes_the_weak_box_that_completes_it():
     dets, faint = short_of(W7, [("W7", 0.2), ("W9", 0.05)])
     before = analyze(dets)
     assert before["error"]["code"] == "wrong_tile_count" and before["error"]["params"]["found"] == 13
-    result = analyze(dets + [faint])
+    result = analyze(dets, [faint])
     assert result["error"] is None and result["score"]["total"] == true_total()
     box = [round(x, 1) for x in faint["box"]]
     assert repairs(result) == [[{"from": None, "to": "W7", "choice": 1, "box": box, "added": True}]]
@@ -58,7 +63,7 @@ def test_a_weak_box_may_come_with_one_substitution():
     dets, faint = short_of(W7, [("W9", 0.3), ("W7", 0.25)])  # its second choice completes the hand
     misread(dets, 0, [("H3", 0.5), ("W1", 0.3)])  # and W1 was read as a flower: 12 tiles of the hand
     assert analyze(dets, repair=False)["error"]["params"]["found"] == 12
-    result = analyze(dets + [faint])
+    result = analyze(dets, [faint])
     assert result["score"]["total"] == true_total()
     [changes] = repairs(result)
     assert [(c["from"], c["to"], c["choice"], c.get("added", False)) for c in changes] == [
@@ -67,12 +72,12 @@ def test_a_weak_box_may_come_with_one_substitution():
 
 def test_a_weak_boxs_candidate_under_the_minimum_score_is_never_added():
     dets, faint = short_of(W7, [("W7", round(rr.MIN_ADDED_SCORE - 0.01, 4))])
-    assert analyze(dets + [faint]) == analyze(dets)
+    assert analyze(dets, [faint]) == analyze(dets)
 
 
 def test_a_weak_box_that_does_not_complete_the_hand_keeps_the_original_error():
     dets, faint = short_of(W7, [("J1", 0.2), ("F2", 0.1)])
-    result = analyze(dets + [faint])
+    result = analyze(dets, [faint])
     assert result["error"]["code"] == "wrong_tile_count" and result["score"] is None
     assert repairs(result) == [] and result == analyze(dets)
 
@@ -84,7 +89,7 @@ def test_weak_boxes_are_never_offered_when_the_count_is_right():
     assert original["error"]["code"] == "not_a_winning_hand" and not rr.one_tile_short(original)
     calls, layout = counting_layout()
     assert rr.repair(dets, original, layout, [faint]) is None and calls == []
-    assert analyze(dets + [faint])["error"] == original["error"]
+    assert analyze(dets, [faint])["error"] == original["error"]
 
 
 def test_additions_are_the_weak_boxes_candidates_by_cost():
@@ -111,48 +116,46 @@ def test_the_work_with_weak_boxes_is_bounded():
 
 
 class WithWeak(StandIn):
-    """A detector that also answers detect_with_weak: fixed tiles and weak boxes."""
+    """A detector that also answers weak boxes: fixed tiles and weak boxes."""
 
     def __init__(self, detections, weak_boxes):
         super().__init__(detections)
         self.weak_boxes = weak_boxes
         self.floor = None
 
-    def detect_with_weak(self, rgb, floor, closer=False, upside_down=False):
-        self.floor = floor
-        return [dict(d) for d in self.detections], [dict(d) for d in self.weak_boxes]
+    def detect(self, rgb, *, weak_floor=None, **_):
+        self.floor = weak_floor
+        return Detections([dict(d) for d in self.detections], [dict(d) for d in self.weak_boxes])
 
 
-def test_detect_hand_puts_the_weak_boxes_after_the_tiles_marked_weak():
+def test_detect_hand_keeps_the_weak_boxes_apart_from_the_tiles():
     dets, faint = short_of(W7, [("W7", 0.2)])
-    faint.pop("weak")
     detector = WithWeak(dets, [faint])
     found = detect_hand(detector, np.zeros((10, 10, 3), np.uint8))
     assert detector.floor == WEAK_FLOOR
-    assert found[:-1] == dets and found[-1] == dict(faint, weak=True)
-    assert all("weak" not in d for d in detect_hand(StandIn(dets), np.zeros((10, 10, 3), np.uint8)))
+    assert found.tiles == dets and found.weak == [faint]
+    assert detect_hand(StandIn(dets), np.zeros((10, 10, 3), np.uint8)).weak == []
 
 
 def test_analyze_image_repairs_with_a_detectors_weak_box_and_says_it_in_chinese():
     dets, faint = short_of(W7, [("W7", 0.2)])
-    faint.pop("weak")
     result = analyze_image(png_bytes(), detector=WithWeak(dets, [faint]))
     assert result["score"]["total"] == true_total()
     [detail] = [w for w in result["warning_details"] if w["code"] == "reading_repaired"]
     assert warning_zh(detail) == "一张识别把握很小的牌按七万计算（识别的第一选择），这样才能和牌，请核对"
-    # a detector without detect_with_weak: the same tiles, no weak box, the count error stays
+    # a detector that finds no weak box: the same tiles, the count error stays
     assert analyze_image(png_bytes(), detector=StandIn(dets))["error"]["code"] == "wrong_tile_count"
 
 
 def _fake_detector(boxes, find_scores, weak_boxes, weak_scores, tiles):
     """A Detector whose finder and classifier answer fixed boxes and one-hot-ish probabilities."""
     detector = object.__new__(Detector)
-    detector.classes = list(CLASSES)
-    detector.finder_conf = 0.35
-    detector.not_a_tile_above = None  # a classifier of the 43 classes only
+    detector.classifier = object.__new__(TileClassifier)
+    detector.classifier.classes = list(CLASSES)
+    detector.classifier.not_a_tile_above = None  # a classifier of the 43 classes only
     kept = (np.asarray(boxes, np.float32).reshape(-1, 4), np.asarray(find_scores, np.float32))
     faint = (np.asarray(weak_boxes, np.float32).reshape(-1, 4), np.asarray(weak_scores, np.float32))
-    detector._find_tiles = lambda rgb, floor, *look: (kept, faint if floor is not None else None)
+    detector.finder = SimpleNamespace(conf=0.35, find=lambda rgb, floor, *look: FoundTiles(kept, faint if floor is not None else None))
 
     def classify(rgb, all_boxes):
         detector.classified.append(len(all_boxes))
@@ -161,20 +164,21 @@ def _fake_detector(boxes, find_scores, weak_boxes, weak_scores, tiles):
             probs[i, CLASSES.index(tile)] = 0.99
         return probs
 
-    detector.classify, detector.classified = classify, []
+    detector.classifier.classify, detector.classified = classify, []
     return detector
 
 
-def test_detect_with_weak_keeps_detects_tiles_and_drops_weak_twins_of_kept_ones():
+def test_detect_with_a_weak_floor_keeps_the_tiles_and_drops_weak_twins_of_kept_ones():
     boxes = [[0, 0, 50, 70], [52, 0, 102, 70]]
     weak_boxes = [[2, 1, 51, 71],  # the first tile seen again: dropped
                   [104, 0, 154, 70], [106, 2, 155, 71],  # a new tile, seen twice: the better kept
                   [300, 0, 350, 70]]  # another new tile
     detector = _fake_detector(boxes, [0.9, 0.8], weak_boxes, [0.3, 0.25, 0.3, 0.2], ["W1", "W2", "W3", "W4", "W5", "W6"])
     rgb = np.zeros((100, 400, 3), np.uint8)
-    tiles, faint = detector.detect_with_weak(rgb, 0.1)
+    found = detector.detect(rgb, weak_floor=0.1)
+    tiles, faint = found.tiles, found.weak
     assert detector.classified == [6]  # one classifier pass for the tiles and the weak boxes
-    assert [d["tile"] for d in tiles] == ["W1", "W2"] and tiles == detector.detect(rgb)
+    assert [d["tile"] for d in tiles] == ["W1", "W2"] and tiles == detector.detect(rgb).tiles
     assert [(d["tile"], d["box"]) for d in faint] == [("W5", [106.0, 2.0, 155.0, 71.0]), ("W6", [300.0, 0.0, 350.0, 70.0])]
     assert faint[0]["score"] == pytest.approx(0.3 * 0.99, abs=1e-4) and faint[0]["candidates"][0] == ["W5", faint[0]["score"]]
     all_boxes = np.asarray(boxes + [d["box"] for d in faint])  # what is left is no duplicate of anything
@@ -193,11 +197,12 @@ def test_the_shipped_models_weak_boxes_leave_its_tiles_as_they_are():
     weak_photos = 0
     for case in sorted(data.glob("*.json")):
         rgb = decode_image((data / json.loads(case.read_text())["image"]).read_bytes())
-        tiles, faint = detector.detect_with_weak(rgb, 0.01)  # a low floor: weak boxes on some photos
-        assert tiles == detector.detect(rgb)
+        found = detector.detect(rgb, weak_floor=0.01)  # a low floor: weak boxes on some photos
+        tiles, faint = found.tiles, found.weak
+        assert tiles == detector.detect(rgb).tiles
         weak_photos += bool(faint)
         for d in faint:
-            assert d["score"] < detector.finder_conf and d["candidates"][0] == [d["tile"], d["score"]]
+            assert d["score"] < detector.finder.conf and d["candidates"][0] == [d["tile"], d["score"]]
         boxes = np.asarray([d["box"] for d in tiles + faint])
         assert len(suppress_duplicates(boxes, np.arange(len(boxes))[::-1])) == len(boxes)
     assert weak_photos  # the check saw some
@@ -214,12 +219,10 @@ class MissesOneTile:
         self.missed = dets.pop(i)
         self.dets = dets
 
-    def detect(self, rgb):
-        return copy.deepcopy(self.dets)
-
-    def detect_with_weak(self, rgb, floor, closer=False, upside_down=False):
+    def detect(self, rgb, *, weak_floor=None, **_):
         tile = self.missed["tile"]
-        return copy.deepcopy(self.dets), [dict(self.missed, score=0.3, candidates=[[tile, 0.3]])]
+        weak = [] if weak_floor is None else [dict(self.missed, score=0.3, candidates=[[tile, 0.3]])]
+        return Detections(copy.deepcopy(self.dets), weak)
 
 
 def test_analyze_eval_counts_an_added_weak_box_as_a_repair_and_the_miss_as_the_detectors():

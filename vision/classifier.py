@@ -1,0 +1,131 @@
+"""The classifier: stage 2 of the detector, a compact CNN that names each tile the finder found
+(43 classes, and with `not_a_tile_above` a 44th: no tile) from a crop of the image the caller
+gave, so it sees more pixels than the finder."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.model_spec import ModelNotFoundError, onnx_session
+
+CANDIDATES = 4  # classes listed per detection (its own first), for vision.one_set
+# The classifier's extra views (model.json classifier `views`): flips of the N x C x H x W crops
+# whose class probabilities are averaged with the crop's own, for the crops whose best class is
+# under `views_below` (a sure crop keeps its own answer)
+VIEW_FLIPS: dict[str, list[tuple[int, ...]]] = {
+    "none": [],
+    "rot180": [(2, 3)],                      # tiles lie upside down as often as not
+    "rot180+mirror": [(2, 3), (3,), (2,)],   # and some photos are mirrored (selfie cameras)
+}
+
+
+def crop_tiles(
+    rgb: np.ndarray, boxes: np.ndarray, width: int, height: int, pad: float, other_way: bool = False
+) -> np.ndarray:
+    """Cut each box (grown by `pad` of its size) out of `rgb` as a portrait crop of width x height.
+
+    A box wider than tall (a tile lying sideways, as a claimed tile in a meld) is turned
+    a quarter turn first, so every crop shows the tile upright or upside down. `other_way`:
+    each crop turned where that rule leaves it and left where it turns it (the second reading
+    of a box about as wide as tall, whose shape does not tell which way its tile lies:
+    `TileClassifier.classify`).
+    """
+    image_h, image_w = rgb.shape[:2]
+    crops = np.empty((len(boxes), height, width, 3), np.uint8)
+    for i, (x1, y1, x2, y2) in enumerate(boxes):
+        bw, bh = x2 - x1, y2 - y1
+        x1, x2 = x1 - bw * pad, x2 + bw * pad
+        y1, y2 = y1 - bh * pad, y2 + bh * pad
+        ix1, iy1 = int(max(0, np.floor(x1))), int(max(0, np.floor(y1)))
+        ix2, iy2 = int(min(image_w, np.ceil(x2))), int(min(image_h, np.ceil(y2)))
+        patch = rgb[iy1:max(iy2, iy1 + 1), ix1:max(ix2, ix1 + 1)]
+        if patch.size == 0:
+            patch = np.zeros((2, 2, 3), np.uint8)
+        if (patch.shape[1] > patch.shape[0]) != other_way:
+            patch = cv2.rotate(patch, cv2.ROTATE_90_CLOCKWISE)
+        crops[i] = cv2.resize(patch, (width, height), interpolation=cv2.INTER_AREA)
+    return crops
+
+
+def crop_blob(crops: np.ndarray) -> np.ndarray:
+    """N x H x W x 3 uint8 crops as the classifier's N x 3 x H x W float input in [0, 1]."""
+    return crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    exp = np.exp(shifted)
+    return exp / exp.sum(axis=1, keepdims=True)
+
+
+class TileClassifier:
+    """Stage 2 of the detector: class probabilities of boxes in an RGB image (model.json's
+    `classifier` part and `classes`)."""
+
+    def __init__(self, model_dir: Path, spec: dict, classes: list[str], threads: int, spec_path: Path):
+        self.classes = list(classes)
+        self.crop_w, self.crop_h = (int(v) for v in spec["input_wh"])
+        self.crop_pad = float(spec.get("pad", 0.0))
+        views = spec.get("views", "none")
+        if views not in VIEW_FLIPS:
+            raise ModelNotFoundError(f"{spec_path}: classifier views {views!r} is none of {', '.join(VIEW_FLIPS)}")
+        self.view_flips = VIEW_FLIPS[views]
+        self.views_below = float(spec.get("views_below", 1.0))
+        # a box about as wide as tall (width / height within `both_turns`) does not tell which way
+        # its tile lies (a claimed tile laid sideways and seen at a slant, an upright one with its
+        # body showing): when its reading is unsure (under `views_below`), it is read both ways,
+        # turned a quarter turn and not, the two averaged
+        turns = spec.get("both_turns")
+        try:
+            self.both_turns = None if turns is None else (float(turns[0]), float(turns[1]))
+        except (TypeError, ValueError, IndexError, KeyError):
+            raise ModelNotFoundError(f"{spec_path}: classifier both_turns {turns!r} is not [low, high]") from None
+        # a classifier with a 44th output (NOT_A_TILE): a box it gives at least this probability of
+        # holding no tile goes (dice, scoring sticks, coins, chips); None: no such output
+        above = spec.get("not_a_tile_above")
+        self.not_a_tile_above = None if above is None else float(above)
+        self.session = onnx_session(model_dir / spec["file"], threads)
+        self.input_name = self.session.get_inputs()[0].name
+        outputs = self.session.get_outputs()[0].shape[-1]
+        if isinstance(outputs, int) and outputs != len(self.classes) + (self.not_a_tile_above is not None):
+            raise ModelNotFoundError(
+                f"{spec_path}: the classifier has {outputs} outputs; model.json says "
+                + ("43 and 'not a tile' (not_a_tile_above)" if self.not_a_tile_above is not None else "43")
+            )
+
+    def classify(self, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        """Class probabilities (len(boxes), 43) for each box, and with `not_a_tile_above` a 44th
+        column: the probability that the box holds no tile (NOT_A_TILE)."""
+        if len(boxes) == 0:
+            return np.zeros((0, len(self.classes) + (self.not_a_tile_above is not None)), np.float32)
+        probs = self._with_views(crop_blob(crop_tiles(rgb, boxes, self.crop_w, self.crop_h, self.crop_pad)))
+        if self.both_turns is not None:
+            aspect = (boxes[:, 2] - boxes[:, 0]) / np.maximum(boxes[:, 3] - boxes[:, 1], 1e-6)
+            unsure = probs.max(axis=1) < self.views_below
+            either = np.flatnonzero((aspect >= self.both_turns[0]) & (aspect <= self.both_turns[1]) & unsure)
+            if len(either):
+                other = crop_tiles(rgb, boxes[either], self.crop_w, self.crop_h, self.crop_pad, other_way=True)
+                probs[either] = (probs[either] + self._with_views(crop_blob(other))) / 2
+        return probs
+
+    def _with_views(self, blob: np.ndarray) -> np.ndarray:
+        """Class probabilities of N x C x H x W crops, averaged with their flipped views (`view_flips`)
+        for the crops whose best class is under `views_below`."""
+        probs = self._class_probabilities(blob)
+        unsure = np.flatnonzero(probs.max(axis=1) < self.views_below) if self.view_flips else np.zeros(0, np.int64)
+        if len(unsure):
+            views = np.concatenate([np.flip(blob[unsure], dims) for dims in self.view_flips])
+            flipped = self._class_probabilities(np.ascontiguousarray(views)).reshape(len(self.view_flips), len(unsure), -1)
+            probs[unsure] = (probs[unsure] + flipped.sum(axis=0)) / (len(self.view_flips) + 1)
+        return probs
+
+    def _class_probabilities(self, blob: np.ndarray) -> np.ndarray:
+        return _softmax(self.session.run(None, {self.input_name: blob})[0])
+
+    def candidates(self, probs: np.ndarray, best: int, find_score: float) -> list[list]:
+        """The CANDIDATES best classes of one box as [tile, finder score x probability], best first;
+        the first is always the detection's own class (`best`, the argmax)."""
+        others = [int(c) for c in np.argsort(-probs, kind="stable") if c != best][: CANDIDATES - 1]
+        return [[self.classes[c], round(float(find_score * probs[c]), 4)] for c in [int(best), *others]]
