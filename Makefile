@@ -25,7 +25,11 @@ serve: $(VENV)/.runtime
 system-deps:
 	sh scripts/system-deps.sh
 
+# Lint, types and the import contracts (settings in pyproject.toml), then the whole suite.
 test: $(VENV)/.dev system-deps
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q
 
 # Training needs torch and ultralytics (the `train` extra), kept out of the serving venv.
@@ -38,4 +42,4 @@ train-env: .venv-train/.installed
 	touch $@
 
 clean:
-	rm -rf $(VENV) .venv-train *.egg-info
+	rm -rf $(VENV) .venv-train *.egg-info .mypy_cache .ruff_cache .import_linter_cache
