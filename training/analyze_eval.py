@@ -35,20 +35,12 @@ from typing import Any, Callable
 import numpy as np
 
 from vision.analyze import analyze_detections, read_hand
+from vision.boxes import box_iou
 from vision.detections import Detection
 
 FRESH_SEEDS = 900000  # datasets.synth.generate.RESERVED_SEEDS: never used for training
 MATCH_IOU = 0.5
 DUPLICATE_IOU = 0.3  # an unmatched box overlapping no true box this much is an extra one
-
-
-def _iou(a, b) -> float:
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    inter = w * h
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
 
 
 def detection_errors(detections: Sequence[Mapping[str, Any]], boxes: list[dict]) -> list[str]:
@@ -63,7 +55,7 @@ def detection_errors(detections: Sequence[Mapping[str, Any]], boxes: list[dict])
             continue
         best, best_iou = None, 0.0
         for i, det in enumerate(detections):
-            iou = _iou(truth["box"], det["box"])
+            iou = box_iou(truth["box"], det["box"])
             if i not in used and iou > best_iou:
                 best, best_iou = i, iou
         if best is None or best_iou < MATCH_IOU:
@@ -76,9 +68,9 @@ def detection_errors(detections: Sequence[Mapping[str, Any]], boxes: list[dict])
     for i, det in enumerate(detections):
         if i in used:
             continue
-        if all(_iou(det["box"], t["box"]) < DUPLICATE_IOU for t in boxes):
+        if all(box_iou(det["box"], t["box"]) < DUPLICATE_IOU for t in boxes):
             errors.append(f"extra {det['tile']}")
-        elif any(_iou(det["box"], t["box"]) >= DUPLICATE_IOU for t in matched):
+        elif any(box_iou(det["box"], t["box"]) >= DUPLICATE_IOU for t in matched):
             errors.append(f"duplicate {det['tile']}")
     return errors
 

@@ -32,6 +32,16 @@ def intersections(boxes: np.ndarray, box: np.ndarray) -> np.ndarray:
     return w * h
 
 
+def box_iou(a, b) -> float:
+    """IoU of two xyxy boxes (sequences of four numbers)."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = w * h
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
 def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """IoU of every xyxy box in `a` (N, 4) with every box in `b` (M, 4)."""
     if len(a) == 0 or len(b) == 0:
