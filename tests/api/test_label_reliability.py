@@ -338,3 +338,9 @@ def test_an_image_name_has_one_spelling(client, folder, path):
                                   json={"boxes": []} if method == "PUT" else None)
         assert response.status_code == 400 and error_code(response) == "bad_path", (method, route)
     assert not (folder / "a.txt").exists() and not (folder / "sub" / "b.txt").exists()
+
+
+def test_the_documented_undo_bounds_are_the_code_s():
+    text = (REPO / "docs" / "labelling.md").read_text(encoding="utf-8")
+    assert f"newest {store_module.HISTORY_LIMIT} steps" in text
+    assert f"at most {store_module.HISTORY_BYTES // 2**20} MiB" in text
