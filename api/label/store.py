@@ -200,6 +200,8 @@ class LabelStore:
         parts = rel.split("/")  # not PurePosixPath(rel).parts, which reads './a.jpg' and 'a.jpg/.' as 'a.jpg'
         if any(part in ("", "..", ".") or part.startswith(".") for part in parts):
             raise LabelError("bad_path", f"{rel!r}: '..', '.', empty and hidden names are not allowed", 400)
+        if any(len(os.fsencode(part)) > NAME_MAX_BYTES for part in parts):
+            raise _path_too_long(rel)
         path = self.root.joinpath(*parts)
         resolved = path.resolve()
         if not self._inside(resolved) or self._inside_sidecar(resolved):
@@ -208,7 +210,13 @@ class LabelStore:
             raise LabelError(
                 "not_an_image", f"{rel!r} is not an image ({', '.join(IMAGE_SUFFIXES)})", 415
             )
-        if must_exist and not resolved.is_file():
+        try:
+            found = resolved.is_file()
+        except OSError as exc:
+            if exc.errno == errno.ENAMETOOLONG:  # the whole path is over the system's PATH_MAX
+                raise _path_too_long(rel) from None
+            raise
+        if must_exist and not found:
             raise LabelError("not_found", f"no image {rel!r} in the labelling folder", 404)
         return path
 
@@ -572,6 +580,11 @@ def _name_too_long(name: str) -> LabelError:
     limit = NAME_MAX_BYTES - len(SIDECAR_SUFFIX)
     return LabelError("name_too_long", f"{name[:40]}...: an image name may have at most {limit} bytes (UTF-8) "
                                        "here; rename the file and upload it again", 400)
+
+
+def _path_too_long(rel: str) -> LabelError:
+    return LabelError("name_too_long", f"{rel[:60]!r}...: the path or a name in it is too long (a name may have "
+                                       f"at most {NAME_MAX_BYTES} bytes)", 400)
 
 
 def _shipped_detector():

@@ -344,3 +344,12 @@ def test_the_documented_undo_bounds_are_the_code_s():
     text = (REPO / "docs" / "labelling.md").read_text(encoding="utf-8")
     assert f"newest {store_module.HISTORY_LIMIT} steps" in text
     assert f"at most {store_module.HISTORY_BYTES // 2**20} MiB" in text
+
+
+@pytest.mark.parametrize("path", ["x" * 300 + ".jpg", ("d" * 200 + "/") * 30 + "a.jpg"])
+def test_a_path_too_long_for_the_file_system_is_a_400(client, path):
+    for method, route in [("GET", "image"), ("GET", "labels"), ("PUT", "labels"), ("POST", "undo"),
+                          ("POST", "reviewed")]:
+        response = client.request(method, f"/api/v1/label/{route}", params={"path": path},
+                                  json={"boxes": []} if method == "PUT" else None)
+        assert response.status_code == 400 and error_code(response) == "name_too_long", (method, route)
