@@ -12,8 +12,9 @@ image `sub/a.jpg` it keeps
 
 A change writes the sidecar first, with a `before` record of the state it replaces,
 then the label file; a kill between the two leaves a label file whose hash is the
-`before` one, and every read takes that state back (the change was never answered).
-A sidecar value that is not a finite number is read as no score, with a warning.
+`before` one, and every read takes that state back (the change was never answered;
+api/label/sidecar.py). A sidecar value that is not a finite number is read as no
+score, with a warning.
 
 An image without a label file is pre-labelled by the detector once; an image
 with one is never pre-labelled again. Every path from a client goes through
@@ -22,11 +23,8 @@ with one is never pre-labelled again. Every path from a client goes through
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import os
-import secrets
-import stat
 import threading
 from glob import escape as glob_escape
 from pathlib import Path, PurePosixPath
@@ -42,12 +40,19 @@ from api.label.boxes import (
     yolo_to_boxes,
 )
 from api.label.errors import LabelError
+from api.label.sidecar import (
+    atomic_write,
+    bounded_history,
+    clean_sidecar,
+    compact,
+    label_sha,
+    rolled_back,
+    shown,
+)
 from vision.classes import CLASS_ID
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif")
 SIDECAR_DIR = ".fanshot"
-HISTORY_LIMIT = 200  # undo steps kept per image
-HISTORY_BYTES = 4 * 1024 * 1024  # and at most this much of them (as JSON); the newest step is always kept
 MAX_IMAGE_BYTES = 40 * 1024 * 1024
 NAME_MAX_BYTES = 255  # of one file name (NAME_MAX of Linux, macOS and Windows file systems)
 SIDECAR_SUFFIX = ".json"
@@ -55,116 +60,6 @@ SIDECAR_SUFFIX = ".json"
 
 class _NoDetector(Exception):
     """The detector cannot be loaded (no model yet); the image opens without pre-labels."""
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    """Write `text` to `path` so that a crash leaves either the old or the new file. The file keeps
-    its mode; a new one gets the mode open() gives (0666 less the umask). The temporary name is
-    short, so that it fits wherever `path` does."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode: int | None = stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        mode = None
-    tmp = path.parent / f".fanshot-{secrets.token_hex(8)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            if mode is not None:
-                os.fchmod(handle.fileno(), mode)
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
-def _sha(text: str | None) -> str | None:
-    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _compact(data: object) -> str:
-    return json.dumps(data, separators=(",", ":"), allow_nan=False)
-
-
-def _bounded(history: list[dict]) -> list[dict]:
-    """The newest undo steps that fit HISTORY_LIMIT and HISTORY_BYTES (their JSON array); the
-    newest step is kept whatever its size, so the last change can always be undone."""
-    kept: list[dict] = []
-    total = 2  # "[]"
-    for entry in reversed(history[-HISTORY_LIMIT:]):
-        size = len(_compact(entry)) + (1 if kept else 0)
-        if kept and total + size > HISTORY_BYTES:
-            break
-        kept.append(entry)
-        total += size
-    return kept[::-1]
-
-
-def _clean_scores(scores: object, where: str, warnings: list[str]) -> list | None:
-    """A sidecar's list of scores with anything but a finite number or null read as null (once
-    NaN from a client was stored, and every later read failed)."""
-    if not isinstance(scores, list):
-        return None
-    clean = [score if score is None or is_finite_number(score) else None for score in scores]
-    if any(score is not None and clean_score is None for score, clean_score in zip(scores, clean)):
-        warnings.append(f"{where}: a score that is not a number (NaN, infinite or not numeric) is read as no score")
-    return clean
-
-
-def _clean_step(entry: object, where: str, warnings: list[str]) -> dict | None:
-    """An undo step `{"text", "scores", "reviewed"}` of a sidecar, or None when it has no text."""
-    if not isinstance(entry, dict) or not isinstance(entry.get("text"), str):
-        warnings.append(f"{where}: an undo step without its label text is left out")
-        return None
-    return {"text": entry["text"], "scores": _clean_scores(entry.get("scores"), where, warnings),
-            "reviewed": bool(entry.get("reviewed", True))}
-
-
-def _clean_sidecar(data: dict, where: str) -> tuple[dict, list[str]]:
-    """The fields of a sidecar that are used, each of the expected type, and warnings for what
-    had to be left out or read as no score."""
-    warnings: list[str] = []
-    label_sha = data.get("label_sha")
-    history = data["history"] if isinstance(data.get("history"), list) else []
-    clean: dict = {
-        "size": data.get("size"),
-        "image_stamp": data.get("image_stamp"),
-        "label_sha": label_sha if isinstance(label_sha, str) else None,
-        "scores": _clean_scores(data.get("scores"), where, warnings),
-        "reviewed": bool(data.get("reviewed")),
-        "history": [step for step in (_clean_step(e, where, warnings) for e in history) if step is not None],
-    }
-    before = data.get("before")
-    if isinstance(before, dict):
-        sha = before.get("label_sha")
-        restore = before["restore"] if isinstance(before.get("restore"), list) else []
-        drop = before.get("drop")
-        clean["before"] = {
-            "label_sha": sha if isinstance(sha, str) else None,
-            "scores": _clean_scores(before.get("scores"), where, warnings),
-            "reviewed": bool(before.get("reviewed")),
-            "drop": drop if isinstance(drop, int) and not isinstance(drop, bool) and drop > 0 else 0,
-            "restore": [step for step in (_clean_step(e, where, warnings) for e in restore) if step is not None],
-        }
-    return clean, warnings
-
-
-def _rolled_back(sidecar: dict) -> dict:
-    """The sidecar of the state its `before` record describes: a change whose label file was
-    never written (the server was killed between the sidecar and the label write)."""
-    before = sidecar["before"]
-    history = sidecar["history"]
-    history = history[: max(0, len(history) - before["drop"])] + before["restore"]
-    rolled = {**sidecar, "label_sha": before["label_sha"], "scores": before["scores"],
-              "reviewed": before["reviewed"], "history": history}
-    del rolled["before"]
-    return rolled
 
 
 class LabelStore:
@@ -285,7 +180,7 @@ class LabelStore:
                 sidecar, sidecar_warnings = self._sidecar_view(image, text)
                 warnings += sidecar_warnings
                 entry["boxes"] = sum(1 for line in text.splitlines() if line.strip())
-                if sidecar["label_sha"] == _sha(text):
+                if sidecar["label_sha"] == label_sha(text):
                     entry["reviewed"] = sidecar["reviewed"]
                     scores = [s for s in sidecar["scores"] or [] if s is not None]
                     entry["min_score"] = min(scores) if scores else None
@@ -302,21 +197,21 @@ class LabelStore:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError, RecursionError):
             data = {}
-        return _clean_sidecar(data if isinstance(data, dict) else {}, self._rel(path))
+        return clean_sidecar(data if isinstance(data, dict) else {}, self._rel(path))
 
     def _sidecar_view(self, image: Path, text: str | None) -> tuple[dict, list[str]]:
         """The sidecar as it stands for label text `text`: taken back to its `before` state when
         `text` is the label file that state describes (a change cut short before its label write)."""
         sidecar, warnings = self._read_sidecar(image)
         before = sidecar.get("before")
-        sha = _sha(text)
+        sha = label_sha(text)
         if before is not None and sidecar["label_sha"] != sha and before["label_sha"] == sha:
-            sidecar = _rolled_back(sidecar)
+            sidecar = rolled_back(sidecar)
         sidecar.pop("before", None)
         return sidecar, warnings
 
     def _write_sidecar(self, image: Path, data: dict) -> None:
-        _atomic_write(self._sidecar_path(image), _compact(data))
+        atomic_write(self._sidecar_path(image), compact(data))
 
     def _read_label(self, label: Path) -> str | None:
         return label.read_text(encoding="utf-8") if label.is_file() else None
@@ -325,7 +220,7 @@ class LabelStore:
         """Write the sidecar (with its `before` record), then the label file `text`: a kill between
         the two is taken back by _sidecar_view on the next read."""
         self._write_sidecar(image, sidecar)
-        _atomic_write(label, text)
+        atomic_write(label, text)
 
     # images --------------------------------------------------------------
 
@@ -417,7 +312,7 @@ class LabelStore:
         text = self._read_label(label)
         sidecar, sidecar_warnings = self._sidecar_view(image, text)
         boxes, label_warnings = readable_boxes(text, width, height, self._rel(label))
-        scores, reviewed = _shown(sidecar, text)
+        scores, reviewed = shown(sidecar, text)
         if scores is None or len(scores) != len(boxes):
             scores = [None] * len(boxes)
         for box, score in zip(boxes, scores):
@@ -466,7 +361,7 @@ class LabelStore:
         label = self.label_path(image)
         old_text = self._read_label(label)
         sidecar, _ = self._sidecar_view(image, old_text)
-        old_scores, old_reviewed = _shown(sidecar, old_text)
+        old_scores, old_reviewed = shown(sidecar, old_text)
         history = sidecar["history"]
         pushed = push and old_text is not None
         if pushed:
@@ -476,11 +371,11 @@ class LabelStore:
         self._change(image, label, text, {
             "size": list(size),
             "image_stamp": [stats.st_size, stats.st_mtime_ns],
-            "label_sha": _sha(text),
+            "label_sha": label_sha(text),
             "scores": [b.get("score") if is_finite_number(b.get("score")) else None for b in boxes],
             "reviewed": reviewed,
-            "history": _bounded(history),
-            "before": {"label_sha": _sha(old_text), "scores": old_scores, "reviewed": old_reviewed,
+            "history": bounded_history(history),
+            "before": {"label_sha": label_sha(old_text), "scores": old_scores, "reviewed": old_reviewed,
                        "drop": int(pushed), "restore": []},
         })
 
@@ -509,11 +404,11 @@ class LabelStore:
             scores = previous["scores"]
             if scores is None:
                 scores = [None] * sum(1 for line in text.splitlines() if line.strip())
-            now_scores, now_reviewed = _shown(sidecar, text_now)
+            now_scores, now_reviewed = shown(sidecar, text_now)
             self._change(image, label, text, {
-                **sidecar, "label_sha": _sha(text), "scores": scores, "reviewed": previous["reviewed"],
+                **sidecar, "label_sha": label_sha(text), "scores": scores, "reviewed": previous["reviewed"],
                 "history": history[:-1],
-                "before": {"label_sha": _sha(text_now), "scores": now_scores, "reviewed": now_reviewed,
+                "before": {"label_sha": label_sha(text_now), "scores": now_scores, "reviewed": now_reviewed,
                            "drop": 0, "restore": [previous]},
             })
             return self._state(rel, image)
@@ -527,7 +422,7 @@ class LabelStore:
                 raise LabelError("not_labelled", f"{rel}: open the image before marking it reviewed", 409)
             text = self._read_label(label)
             sidecar, _ = self._sidecar_view(image, text)
-            if sidecar["label_sha"] == _sha(text):
+            if sidecar["label_sha"] == label_sha(text):
                 sidecar["reviewed"] = True
                 self._write_sidecar(image, sidecar)
             return self._state(rel, image)
@@ -556,14 +451,6 @@ class LabelStore:
                           "height": state["height"], "boxes": state["boxes"],
                           "reviewed": state["reviewed"]})
         return items, warnings
-
-
-def _shown(sidecar: dict, text: str | None) -> tuple[list | None, bool]:
-    """(scores, reviewed) of label text `text` as the tool shows them: the sidecar's when it
-    describes `text`; else none, and reviewed when there is a file (changed outside the tool)."""
-    scores = sidecar["scores"] if sidecar["label_sha"] == _sha(text) else None
-    reviewed = sidecar["reviewed"] if scores is not None else text is not None
-    return scores, reviewed
 
 
 def _exists(path: Path) -> bool:

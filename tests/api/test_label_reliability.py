@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 from label_app import labelling_app
 from PIL import Image
 
+import api.label.sidecar as sidecar_module
 import api.label.store as store_module
 from api.label.boxes import validate_boxes
 from api.label.errors import LabelError
@@ -190,7 +191,7 @@ class Killed(BaseException):
 
 
 def kill_at_second_write(monkeypatch):
-    real = store_module._atomic_write
+    real = store_module.atomic_write
     calls = []
 
     def write(path, text):
@@ -199,7 +200,7 @@ def kill_at_second_write(monkeypatch):
             raise Killed(path)
         real(path, text)
 
-    monkeypatch.setattr(store_module, "_atomic_write", write)
+    monkeypatch.setattr(store_module, "atomic_write", write)
     return calls
 
 
@@ -245,7 +246,6 @@ def test_a_kill_between_the_two_writes_of_an_undo_leaves_a_consistent_state(fold
 
 KILL_SCRIPT = """
 import os, signal, sys
-import api.label.store as store_module
 from api.label.store import LabelStore
 
 class Detector:
@@ -263,7 +263,7 @@ def replace(src, dst):
         os.kill(os.getpid(), signal.SIGKILL)
     real(src, dst)
 
-store_module.os.replace = replace
+os.replace = replace  # the store's atomic writes: 1 sidecar, 2 label file (or the other way round)
 store.save("a.jpg", [{"tile": "B5", "box": [60, 10, 100, 70]}])
 """
 
@@ -281,8 +281,8 @@ def test_a_process_killed_between_the_two_writes_recovers_on_the_next_read(folde
 # 12. the undo history is bounded ---------------------------------------------------------------
 
 def test_the_undo_history_is_bounded_in_steps_and_bytes(folder, monkeypatch):
-    monkeypatch.setattr(store_module, "HISTORY_BYTES", 20_000)
-    monkeypatch.setattr(store_module, "HISTORY_LIMIT", 5)
+    monkeypatch.setattr(sidecar_module, "HISTORY_BYTES", 20_000)
+    monkeypatch.setattr(sidecar_module, "HISTORY_LIMIT", 5)
     store = store_of(folder)
     store.load("a.jpg")
     many = [{"tile": "B5", "box": [x, 10, x + 2, 70]} for x in range(0, 180, 2)]  # ~3 KB of YOLO text
@@ -296,7 +296,7 @@ def test_the_undo_history_is_bounded_in_steps_and_bytes(folder, monkeypatch):
 
 
 def test_the_last_step_is_kept_even_when_it_alone_is_over_the_byte_bound(folder, monkeypatch):
-    monkeypatch.setattr(store_module, "HISTORY_BYTES", 100)
+    monkeypatch.setattr(sidecar_module, "HISTORY_BYTES", 100)
     store = store_of(folder)
     store.load("a.jpg")
     store.save("a.jpg", [{"tile": "B5", "box": [60, 10, 100, 70]}])
@@ -342,8 +342,8 @@ def test_an_image_name_has_one_spelling(client, folder, path):
 
 def test_the_documented_undo_bounds_are_the_code_s():
     text = (REPO / "docs" / "labelling.md").read_text(encoding="utf-8")
-    assert f"newest {store_module.HISTORY_LIMIT} steps" in text
-    assert f"at most {store_module.HISTORY_BYTES // 2**20} MiB" in text
+    assert f"newest {sidecar_module.HISTORY_LIMIT} steps" in text
+    assert f"at most {sidecar_module.HISTORY_BYTES // 2**20} MiB" in text
 
 
 @pytest.mark.parametrize("path", ["x" * 300 + ".jpg", ("d" * 200 + "/") * 30 + "a.jpg"])
