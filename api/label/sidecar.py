@@ -75,8 +75,8 @@ def bounded_history(history: list[dict]) -> list[dict]:
 
 
 def _clean_scores(scores: object, where: str, warnings: list[str]) -> list | None:
-    """A sidecar's list of scores with anything but a finite number or null read as null (once
-    NaN from a client was stored, and every later read failed)."""
+    """A sidecar's list of scores with anything but a finite number or null read as null (a NaN
+    kept there would fail every JSON answer that shows it)."""
     if not isinstance(scores, list):
         return None
     clean = [score if score is None or is_finite_number(score) else None for score in scores]
@@ -98,29 +98,29 @@ def clean_sidecar(data: dict, where: str) -> tuple[dict, list[str]]:
     """The fields of a sidecar that are used, each of the expected type, and warnings for what
     had to be left out or read as no score."""
     warnings: list[str] = []
-    label_sha = data.get("label_sha")
+    sha = data.get("label_sha")
     history = data["history"] if isinstance(data.get("history"), list) else []
     clean: dict = {
         "size": data.get("size"),
         "image_stamp": data.get("image_stamp"),
-        "label_sha": label_sha if isinstance(label_sha, str) else None,
+        "label_sha": sha if isinstance(sha, str) else None,
         "scores": _clean_scores(data.get("scores"), where, warnings),
         "reviewed": bool(data.get("reviewed")),
         "history": [step for step in (_clean_step(e, where, warnings) for e in history) if step is not None],
     }
     before = data.get("before")
     if isinstance(before, dict):
-        sha = before.get("label_sha")
+        before_sha = before.get("label_sha")
         restore = before["restore"] if isinstance(before.get("restore"), list) else []
         drop = before.get("drop")
         clean["before"] = {
-            "label_sha": sha if isinstance(sha, str) else None,
+            "label_sha": before_sha if isinstance(before_sha, str) else None,
             "scores": _clean_scores(before.get("scores"), where, warnings),
             "reviewed": bool(before.get("reviewed")),
             "drop": drop if isinstance(drop, int) and not isinstance(drop, bool) and drop > 0 else 0,
             "restore": [step for step in (_clean_step(e, where, warnings) for e in restore) if step is not None],
         }
-    return clean, warnings
+    return clean, list(dict.fromkeys(warnings))  # each warning once
 
 
 def rolled_back(sidecar: dict) -> dict:

@@ -191,7 +191,7 @@ class LabelStore:
     # sidecar -------------------------------------------------------------
 
     def _read_sidecar(self, image: Path) -> tuple[dict, list[str]]:
-        """The sidecar's fields, cleaned (see _clean_sidecar), and warnings."""
+        """The sidecar's fields, cleaned (sidecar.clean_sidecar), and warnings."""
         path = self._sidecar_path(image)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
