@@ -5,6 +5,8 @@ the YOLO text is `class cx cy w h` per line, normalised.
 """
 from __future__ import annotations
 
+import math
+
 from api.label.errors import LabelError
 from vision.classes import CLASS_ID, CLASSES
 
@@ -65,6 +67,17 @@ def readable_boxes(text: str | None, width: int, height: int, source: str) -> tu
     return boxes, warnings
 
 
+def is_finite_number(value: object) -> bool:
+    """Whether `value` is an int or float (not a bool) that is neither NaN nor infinite nor too
+    large for a float: what a score may be."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int beyond any float
+        return False
+
+
 def validate_boxes(boxes: object) -> list[dict]:
     """Client boxes -> clean `{"tile", "box", "score"}` dicts; raises LabelError (422)."""
     if not isinstance(boxes, list):
@@ -81,12 +94,12 @@ def validate_boxes(boxes: object) -> list[dict]:
         if (
             not isinstance(box, list) or len(box) != 4
             or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in box)
-            or not all(abs(v) < 1e6 for v in box)
+            or not all(abs(v) < 1e6 for v in box)  # NaN compares False: refused too
         ):
             raise LabelError("bad_boxes", f"{where}: 'box' must be [x1, y1, x2, y2] in pixels", 422)
         score = item.get("score")
-        if score is not None and (not isinstance(score, (int, float)) or isinstance(score, bool)):
-            raise LabelError("bad_boxes", f"{where}: 'score' must be a number or null", 422)
+        if score is not None and not is_finite_number(score):
+            raise LabelError("bad_boxes", f"{where}: 'score' must be a finite number or null", 422)
         clean.append({"tile": tile, "box": [float(v) for v in box], "score": score})
     return clean
 

@@ -18,7 +18,8 @@ class LabelError(ApiError):
 
 
 ERROR_DESCRIPTIONS = {
-    400: "A bad path (absolute, '..', hidden) or a body that is not JSON",
+    400: "A bad path (absolute, '..', '.', empty or hidden names, a name too long) or a body that is not "
+         "strict JSON (NaN, Infinity, nested too deep)",
     403: "The path leads outside the labelling folder, or the image host is not allowed",
     404: "No such image in the folder",
     409: "Nothing to undo, nothing labelled yet, or an export the converters refuse",

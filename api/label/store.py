@@ -7,8 +7,14 @@ image `sub/a.jpg` it keeps
   atomically (temp file + os.replace) on every change;
 - `.fanshot/sub/a.jpg.json`: a sidecar with the detector scores of the boxes
   (so the least confident come first), whether a person has changed the labels,
-  and the undo history (earlier versions of the label file), so undo survives a
-  reload or a restart of the server.
+  and the undo history (earlier versions of the label file, bounded in steps and
+  bytes), so undo survives a reload or a restart of the server.
+
+A change writes the sidecar first, with a `before` record of the state it replaces,
+then the label file; a kill between the two leaves a label file whose hash is the
+`before` one, and every read takes that state back (the change was never answered;
+api/label/sidecar.py). A sidecar value that is not a finite number is read as no
+score, with a warning.
 
 An image without a label file is pre-labelled by the detector once; an image
 with one is never pre-labelled again. Every path from a client goes through
@@ -16,10 +22,9 @@ with one is never pre-labelled again. Every path from a client goes through
 """
 from __future__ import annotations
 
-import hashlib
+import errno
 import json
 import os
-import tempfile
 import threading
 from glob import escape as glob_escape
 from pathlib import Path, PurePosixPath
@@ -28,18 +33,29 @@ from typing import TYPE_CHECKING, Callable
 from api.label.boxes import (
     boxes_to_yolo,
     check_inside,
+    is_finite_number,
     least_confident_first,
     readable_boxes,
     validate_boxes,
     yolo_to_boxes,
 )
 from api.label.errors import LabelError
+from api.label.sidecar import (
+    atomic_write,
+    bounded_history,
+    clean_sidecar,
+    compact,
+    label_sha,
+    rolled_back,
+    shown,
+)
 from vision.classes import CLASS_ID
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif")
 SIDECAR_DIR = ".fanshot"
-HISTORY_LIMIT = 200
 MAX_IMAGE_BYTES = 40 * 1024 * 1024
+NAME_MAX_BYTES = 255  # of one file name (NAME_MAX of Linux, macOS and Windows file systems)
+SIDECAR_SUFFIX = ".json"
 
 if TYPE_CHECKING:
     from vision.detections import TileDetector
@@ -47,28 +63,6 @@ if TYPE_CHECKING:
 
 class _NoDetector(Exception):
     """The detector cannot be loaded (no model yet); the image opens without pre-labels."""
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    """Write `text` to `path` so that a crash leaves either the old or the new file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
-def _sha(text: str | None) -> str | None:
-    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class LabelStore:
@@ -101,9 +95,11 @@ class LabelStore:
             raise LabelError("bad_path", "give the image path relative to the folder", 400)
         if "\x00" in rel or "\\" in rel or rel.startswith("/") or (len(rel) > 1 and rel[1] == ":"):
             raise LabelError("bad_path", f"{rel!r}: only relative paths with '/' are allowed", 400)
-        parts = PurePosixPath(rel).parts
-        if any(part in ("..", ".") or part.startswith(".") for part in parts):
-            raise LabelError("bad_path", f"{rel!r}: '..', '.' and hidden names are not allowed", 400)
+        parts = rel.split("/")  # not PurePosixPath(rel).parts, which reads './a.jpg' and 'a.jpg/.' as 'a.jpg'
+        if any(part in ("", "..", ".") or part.startswith(".") for part in parts):
+            raise LabelError("bad_path", f"{rel!r}: '..', '.', empty and hidden names are not allowed", 400)
+        if any(len(os.fsencode(part)) > NAME_MAX_BYTES for part in parts):
+            raise _path_too_long(rel)
         path = self.root.joinpath(*parts)
         resolved = path.resolve()
         if not self._inside(resolved) or self._inside_sidecar(resolved):
@@ -112,7 +108,13 @@ class LabelStore:
             raise LabelError(
                 "not_an_image", f"{rel!r} is not an image ({', '.join(IMAGE_SUFFIXES)})", 415
             )
-        if must_exist and not resolved.is_file():
+        try:
+            found = resolved.is_file()
+        except OSError as exc:
+            if exc.errno == errno.ENAMETOOLONG:  # the whole path is over the system's PATH_MAX
+                raise _path_too_long(rel) from None
+            raise
+        if must_exist and not found:
             raise LabelError("not_found", f"no image {rel!r} in the labelling folder", 404)
         return path
 
@@ -128,15 +130,21 @@ class LabelStore:
 
     def label_path(self, image: Path) -> Path:
         label = image.with_suffix(".txt")
-        if label.is_symlink() and not self._inside(label.resolve()):
+        if self._links_out(label):
             raise LabelError("outside_folder", f"{self._rel(label)} links outside the folder", 403)
         return label
+
+    def _links_out(self, path: Path) -> bool:
+        return path.is_symlink() and not self._inside(path.resolve())
+
+    def _link_out_warning(self, label: Path) -> str:
+        return f"{self._rel(label)} links outside the folder: skipped (never read nor written)"
 
     def _sidecar_path(self, image: Path) -> Path:
         side_root = self.root / SIDECAR_DIR
         if side_root.is_symlink():
             raise LabelError("outside_folder", f"{SIDECAR_DIR} must be a folder, not a link", 403)
-        return side_root / (self._rel(image) + ".json")
+        return side_root / (self._rel(image) + SIDECAR_SUFFIX)
 
     # listing -------------------------------------------------------------
 
@@ -154,41 +162,68 @@ class LabelStore:
                 found.append(path)
         return found
 
-    def list_images(self) -> list[dict]:
-        """One entry per image: path, whether it has labels, was reviewed, box count, min score."""
-        entries = []
+    def list_images(self) -> tuple[list[dict], list[str]]:
+        """One entry per image: path, whether it has labels, was reviewed, box count, min score;
+        and warnings: label files skipped (links out of the folder), sidecar values read as no score."""
+        entries, warnings = [], []
         for image in self.image_paths():
             label = image.with_suffix(".txt")
-            sidecar = self._read_sidecar(image)
-            entry = {"path": self._rel(image), "labelled": label.is_file(), "reviewed": False,
+            entry = {"path": self._rel(image), "labelled": False, "reviewed": False,
                      "boxes": None, "min_score": None}
+            entries.append(entry)
+            if self._links_out(label):
+                warnings.append(self._link_out_warning(label))
+                continue
+            entry["labelled"] = label.is_file()
             if entry["labelled"]:
                 try:
                     text = label.read_text(encoding="utf-8")
                 except (OSError, UnicodeDecodeError):
                     text = ""
+                sidecar, sidecar_warnings = self._sidecar_view(image, text)
+                warnings += sidecar_warnings
                 entry["boxes"] = sum(1 for line in text.splitlines() if line.strip())
-                if sidecar.get("label_sha") == _sha(text):
-                    entry["reviewed"] = bool(sidecar.get("reviewed"))
-                    scores = [s for s in sidecar.get("scores", []) if s is not None]
+                if sidecar["label_sha"] == label_sha(text):
+                    entry["reviewed"] = sidecar["reviewed"]
+                    scores = [s for s in sidecar["scores"] or [] if s is not None]
                     entry["min_score"] = min(scores) if scores else None
                 else:
                     entry["reviewed"] = True  # changed by hand outside the tool
-            entries.append(entry)
-        return entries
+        return entries, warnings
 
     # sidecar -------------------------------------------------------------
 
-    def _read_sidecar(self, image: Path) -> dict:
+    def _read_sidecar(self, image: Path) -> tuple[dict, list[str]]:
+        """The sidecar's fields, cleaned (sidecar.clean_sidecar), and warnings."""
         path = self._sidecar_path(image)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
+        except (OSError, ValueError, RecursionError):
+            data = {}
+        return clean_sidecar(data if isinstance(data, dict) else {}, self._rel(path))
+
+    def _sidecar_view(self, image: Path, text: str | None) -> tuple[dict, list[str]]:
+        """The sidecar as it stands for label text `text`: taken back to its `before` state when
+        `text` is the label file that state describes (a change cut short before its label write)."""
+        sidecar, warnings = self._read_sidecar(image)
+        before = sidecar.get("before")
+        sha = label_sha(text)
+        if before is not None and sidecar["label_sha"] != sha and before["label_sha"] == sha:
+            sidecar = rolled_back(sidecar)
+        sidecar.pop("before", None)
+        return sidecar, warnings
 
     def _write_sidecar(self, image: Path, data: dict) -> None:
-        _atomic_write(self._sidecar_path(image), json.dumps(data, separators=(",", ":")))
+        atomic_write(self._sidecar_path(image), compact(data))
+
+    def _read_label(self, label: Path) -> str | None:
+        return label.read_text(encoding="utf-8") if label.is_file() else None
+
+    def _change(self, image: Path, label: Path, text: str, sidecar: dict) -> None:
+        """Write the sidecar (with its `before` record), then the label file `text`: a kill between
+        the two is taken back by _sidecar_view on the next read."""
+        self._write_sidecar(image, sidecar)
+        atomic_write(label, text)
 
     # images --------------------------------------------------------------
 
@@ -202,11 +237,13 @@ class LabelStore:
     def image_size(self, rel: str) -> tuple[int, int]:
         """(width, height) as shown, EXIF orientation applied (cached in the sidecar)."""
         image = self.resolve_image(rel)
-        sidecar = self._read_sidecar(image)
-        stat = image.stat()
-        stamp = [stat.st_size, stat.st_mtime_ns]
-        if sidecar.get("image_stamp") == stamp and isinstance(sidecar.get("size"), list):
-            return tuple(sidecar["size"])
+        sidecar, _ = self._read_sidecar(image)
+        stats = image.stat()
+        stamp = [stats.st_size, stats.st_mtime_ns]
+        size = sidecar["size"]
+        if (sidecar["image_stamp"] == stamp and isinstance(size, list) and len(size) == 2
+                and all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
+            return size[0], size[1]
         from vision.decode import ImageError, probe_image
 
         try:
@@ -231,17 +268,25 @@ class LabelStore:
         stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in stem).strip("_") or "upload"
         with self._lock:
             base, n = stem, 1
-            while self._stem_taken(base):  # a.jpg and a.png would share a.txt
+            while True:
+                candidate = base + suffix.lower()
+                if len(os.fsencode(candidate + SIDECAR_SUFFIX)) > NAME_MAX_BYTES:  # its sidecar's name too
+                    raise _name_too_long(candidate)
+                if not self._stem_taken(base):  # a.jpg and a.png would share a.txt
+                    break
                 base, n = f"{stem}-{n}", n + 1
-            candidate = base + suffix.lower()
-            path = self.root / candidate
-            with open(path, "xb") as handle:
-                handle.write(data)
+            try:
+                with open(self.root / candidate, "xb") as handle:
+                    handle.write(data)
+            except OSError as exc:
+                if exc.errno == errno.ENAMETOOLONG:  # a file system with shorter names
+                    raise _name_too_long(candidate) from None
+                raise
         return candidate
 
     def _stem_taken(self, stem: str) -> bool:
         names = [stem + ".txt"] + [stem + suffix for suffix in IMAGE_SUFFIXES]
-        return any((self.root / name).exists() or (self.root / name.upper()).exists() for name in names)
+        return any(_exists(self.root / name) or _exists(self.root / name.upper()) for name in names)
 
     # labels --------------------------------------------------------------
 
@@ -267,12 +312,11 @@ class LabelStore:
     def _state(self, rel: str, image: Path, warnings: list[str] | None = None) -> dict:
         width, height = self.image_size(rel)
         label = self.label_path(image)
-        text = label.read_text(encoding="utf-8") if label.is_file() else None
-        sidecar = self._read_sidecar(image)
+        text = self._read_label(label)
+        sidecar, sidecar_warnings = self._sidecar_view(image, text)
         boxes, label_warnings = readable_boxes(text, width, height, self._rel(label))
-        scores = sidecar.get("scores") if sidecar.get("label_sha") == _sha(text) else None
-        reviewed = bool(sidecar.get("reviewed")) if scores is not None else text is not None
-        if not isinstance(scores, list) or len(scores) != len(boxes):
+        scores, reviewed = shown(sidecar, text)
+        if scores is None or len(scores) != len(boxes):
             scores = [None] * len(boxes)
         for box, score in zip(boxes, scores):
             box["score"] = score
@@ -283,8 +327,8 @@ class LabelStore:
             "labelled": text is not None,
             "reviewed": reviewed,
             "boxes": least_confident_first(boxes),
-            "undo": len(sidecar.get("history") or []),
-            "warnings": (warnings or []) + label_warnings + self._sharing_warnings(image),
+            "undo": len(sidecar["history"]),
+            "warnings": (warnings or []) + label_warnings + sidecar_warnings + self._sharing_warnings(image),
         }
 
     def _sharing_warnings(self, image: Path) -> list[str]:
@@ -318,24 +362,24 @@ class LabelStore:
                push: bool) -> None:
         """Write the label file and its sidecar; with `push`, keep the old version for undo."""
         label = self.label_path(image)
-        sidecar = self._read_sidecar(image)
-        history = sidecar.get("history", []) if isinstance(sidecar.get("history"), list) else []
-        old_text = label.read_text(encoding="utf-8") if label.is_file() else None
-        if push and old_text is not None:
-            old_scores = sidecar.get("scores") if sidecar.get("label_sha") == _sha(old_text) else None
-            history.append({"text": old_text, "scores": old_scores,
-                            "reviewed": bool(sidecar.get("reviewed", True))})
-            history = history[-HISTORY_LIMIT:]
+        old_text = self._read_label(label)
+        sidecar, _ = self._sidecar_view(image, old_text)
+        old_scores, old_reviewed = shown(sidecar, old_text)
+        history = sidecar["history"]
+        pushed = push and old_text is not None
+        if pushed:
+            history = history + [{"text": old_text, "scores": old_scores, "reviewed": old_reviewed}]
         text = boxes_to_yolo(boxes, *size)
-        stat = image.stat()
-        _atomic_write(label, text)
-        self._write_sidecar(image, {
+        stats = image.stat()
+        self._change(image, label, text, {
             "size": list(size),
-            "image_stamp": [stat.st_size, stat.st_mtime_ns],
-            "label_sha": _sha(text),
-            "scores": [b.get("score") for b in boxes],
+            "image_stamp": [stats.st_size, stats.st_mtime_ns],
+            "label_sha": label_sha(text),
+            "scores": [b.get("score") if is_finite_number(b.get("score")) else None for b in boxes],
             "reviewed": reviewed,
-            "history": history,
+            "history": bounded_history(history),
+            "before": {"label_sha": label_sha(old_text), "scores": old_scores, "reviewed": old_reviewed,
+                       "drop": int(pushed), "restore": []},
         })
 
     def save(self, rel: str, boxes: object) -> dict:
@@ -352,18 +396,24 @@ class LabelStore:
         """Go back to the previous version of the labels; 409 when there is none."""
         image = self.resolve_image(rel)
         with self._lock:
-            sidecar = self._read_sidecar(image)
-            history = sidecar.get("history") or []
+            label = self.label_path(image)
+            text_now = self._read_label(label)
+            sidecar, _ = self._sidecar_view(image, text_now)
+            history = sidecar["history"]
             if not history:
                 raise LabelError("nothing_to_undo", f"{rel}: nothing to undo", 409)
-            previous = history.pop()
+            previous = history[-1]
             text = previous["text"]
-            _atomic_write(self.label_path(image), text)
-            sidecar.update(label_sha=_sha(text), scores=previous.get("scores"),
-                           reviewed=previous.get("reviewed", True), history=history)
-            if sidecar["scores"] is None:
-                sidecar["scores"] = [None] * sum(1 for line in text.splitlines() if line.strip())
-            self._write_sidecar(image, sidecar)
+            scores = previous["scores"]
+            if scores is None:
+                scores = [None] * sum(1 for line in text.splitlines() if line.strip())
+            now_scores, now_reviewed = shown(sidecar, text_now)
+            self._change(image, label, text, {
+                **sidecar, "label_sha": label_sha(text), "scores": scores, "reviewed": previous["reviewed"],
+                "history": history[:-1],
+                "before": {"label_sha": label_sha(text_now), "scores": now_scores, "reviewed": now_reviewed,
+                           "drop": 0, "restore": [previous]},
+            })
             return self._state(rel, image)
 
     def mark_reviewed(self, rel: str) -> dict:
@@ -373,31 +423,58 @@ class LabelStore:
             label = self.label_path(image)
             if not label.is_file():
                 raise LabelError("not_labelled", f"{rel}: open the image before marking it reviewed", 409)
-            sidecar = self._read_sidecar(image)
-            if sidecar.get("label_sha") == _sha(label.read_text(encoding="utf-8")):
+            text = self._read_label(label)
+            sidecar, _ = self._sidecar_view(image, text)
+            if sidecar["label_sha"] == label_sha(text):
                 sidecar["reviewed"] = True
                 self._write_sidecar(image, sidecar)
             return self._state(rel, image)
 
-    def labelled_items(self) -> list[dict]:
-        """Every image with a label file: `{"path", "file", "width", "height", "boxes", "reviewed"}`."""
-        items = []
+    def labelled_items(self) -> tuple[list[dict], list[str]]:
+        """Every image with a label file: `{"path", "file", "width", "height", "boxes", "reviewed"}`;
+        and warnings for the label files skipped (links out of the folder, never read)."""
+        items, warnings = [], []
         for image in self.image_paths():
-            if not image.with_suffix(".txt").is_file():
+            label = image.with_suffix(".txt")
+            if self._links_out(label):
+                warnings.append(self._link_out_warning(label))
+                continue
+            if not label.is_file():
                 continue
             rel = self._rel(image)
             state = self._state(rel, image)
             # an export leaves no line out unsaid: a label file with unreadable lines is refused
             try:
-                yolo_to_boxes(image.with_suffix(".txt").read_text(encoding="utf-8"), state["width"],
-                              state["height"], source=self._rel(image.with_suffix(".txt")))
+                yolo_to_boxes(label.read_text(encoding="utf-8"), state["width"], state["height"],
+                              source=self._rel(label))
             except LabelError as exc:
                 raise LabelError(exc.code, f"{exc.message}; open {rel} in the labelling tool to fix it, "
                                            "then export again", exc.status) from exc
             items.append({"path": rel, "file": image, "width": state["width"],
                           "height": state["height"], "boxes": state["boxes"],
                           "reviewed": state["reviewed"]})
-        return items
+        return items, warnings
+
+
+def _exists(path: Path) -> bool:
+    """Path.exists, where a name too long for the file system does not exist."""
+    try:
+        return path.exists()
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            return False
+        raise
+
+
+def _name_too_long(name: str) -> LabelError:
+    limit = NAME_MAX_BYTES - len(SIDECAR_SUFFIX)
+    return LabelError("name_too_long", f"{name[:40]}...: an image name may have at most {limit} bytes (UTF-8) "
+                                       "here; rename the file and upload it again", 400)
+
+
+def _path_too_long(rel: str) -> LabelError:
+    return LabelError("name_too_long", f"{rel[:60]!r}...: the path or a name in it is too long (a name may have "
+                                       f"at most {NAME_MAX_BYTES} bytes)", 400)
 
 
 def _shipped_detector():

@@ -6,6 +6,7 @@ annotation answer what they build (files, the store's documents) without a respo
 from __future__ import annotations
 
 import io
+import json
 import shutil
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from fastapi.responses import FileResponse, Response
 from starlette.background import BackgroundTask
 
 from api.errors import ApiError
+from api.json_body import JsonBodyError, read_json_body
 from api.label.errors import LabelError, openapi_errors
 from api.label.state import get_store
 from api.label.store import MAX_IMAGE_BYTES
@@ -22,6 +24,7 @@ from api.uploads import check_form_fields
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 PAGE_FILES = {"label.js": "text/javascript", "label.css": "text/css"}
 NO_CACHE = {"Cache-Control": "no-cache"}
+WARNINGS_HEADER = "X-Fanshot-Warnings"  # of an export: a JSON list of the label files skipped, and why
 BROWSER_IMAGE_TYPES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".webp": "image/webp"}
 
 page = APIRouter()
@@ -52,7 +55,11 @@ def classes() -> dict:
 def list_images(request: Request):
     """Every image of the folder with its labelling state."""
     store = get_store(request)
-    return {"folder": str(store.root), "images": store.list_images()}
+    images, warnings = store.list_images()
+    listing: dict = {"folder": str(store.root), "images": images}
+    if warnings:  # label files skipped (links out of the folder), sidecar values read as no score
+        listing["warnings"] = warnings
+    return listing
 
 
 @router.post("/images", status_code=201, responses=openapi_errors(400, 413, 415, 422, 503))
@@ -102,9 +109,9 @@ def get_labels(request: Request, path: str = Query(...)):
 async def put_labels(request: Request, path: str = Query(...)):
     """Replace the boxes of an image: body `{"boxes": [{"tile", "box", "score"}]}`."""
     try:
-        body = await request.json()
-    except ValueError:
-        raise LabelError("bad_json", "the body must be JSON: {\"boxes\": [...]}", 400) from None
+        body = await read_json_body(request)
+    except JsonBodyError as exc:
+        raise LabelError("bad_json", f"the body must be JSON: {{\"boxes\": [...]}}; {exc}", 400) from None
     if not isinstance(body, dict) or "boxes" not in body:
         raise LabelError("bad_boxes", "the body must be {\"boxes\": [...]}", 422)
     return get_store(request).save(path, body["boxes"])
@@ -124,9 +131,11 @@ def reviewed(request: Request, path: str = Query(...)):
 
 @router.get("/export", responses=openapi_errors(409, 422, 503))
 def export(request: Request, format: str = Query("yolo"), reviewed_only: bool = False):
-    """The labelled images: YOLO as a zip (data.yaml, images/, labels/), COCO or Label Studio JSON."""
+    """The labelled images: YOLO as a zip (data.yaml, images/, labels/), COCO or Label Studio JSON;
+    label files skipped (links out of the folder) are named in the X-Fanshot-Warnings header."""
     from api.label.export import export_file
 
-    path, media_type, name = export_file(get_store(request), format, reviewed_only)
+    path, media_type, name, warnings = export_file(get_store(request), format, reviewed_only)
     cleanup = BackgroundTask(shutil.rmtree, path.parent, ignore_errors=True)
-    return FileResponse(path, media_type=media_type, filename=name, background=cleanup)
+    headers = {WARNINGS_HEADER: json.dumps(warnings)} if warnings else None  # ASCII: non-ASCII is escaped
+    return FileResponse(path, media_type=media_type, filename=name, background=cleanup, headers=headers)

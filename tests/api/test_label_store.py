@@ -154,11 +154,11 @@ def test_label_file_edited_outside_drops_stale_scores(store, folder):
 
 def test_mark_reviewed_and_listing(store):
     store.load("a.jpg")
-    listing = {e["path"]: e for e in store.list_images()}
+    listing = {e["path"]: e for e in store.list_images()[0]}
     assert listing["a.jpg"] == {"path": "a.jpg", "labelled": True, "reviewed": False, "boxes": 3, "min_score": 0.41}
     assert listing["sub/b.png"]["labelled"] is False
     store.mark_reviewed("a.jpg")
-    assert {e["path"]: e for e in store.list_images()}["a.jpg"]["reviewed"] is True
+    assert {e["path"]: e for e in store.list_images()[0]}["a.jpg"]["reviewed"] is True
 
 
 def test_without_a_detector_the_image_opens_empty_and_is_prelabelled_later(folder, detector):
@@ -272,6 +272,6 @@ def test_a_label_file_with_unreadable_lines_opens_with_what_it_can_and_says_what
     assert "open a.jpg in the labelling tool" in refused.value.message
     saved = store.save("a.jpg", [{"tile": "B4", "box": doc["boxes"][0]["box"]}])
     assert not [w for w in saved["warnings"] if "left out" in w]
-    assert [item["path"] for item in store.labelled_items()] == ["a.jpg"]
+    assert [item["path"] for item in store.labelled_items()[0]] == ["a.jpg"]
     store.undo("a.jpg")
     assert (folder / "a.txt").read_text() == original  # the file as it was, nothing lost
