@@ -23,6 +23,7 @@ from api.label.boxes import validate_boxes
 from api.label.errors import LabelError
 from api.label.state import configure_labelling
 from api.label.store import LabelStore
+from vision.detections import Detections
 
 REPO = Path(__file__).resolve().parents[2]
 DETECTIONS = [
@@ -34,8 +35,8 @@ DETECTIONS = [
 class FakeDetector:
     model_version = "fake-1"
 
-    def detect(self, rgb):
-        return [dict(d) for d in DETECTIONS]
+    def detect(self, rgb, **_):
+        return Detections([dict(d) for d in DETECTIONS])
 
 
 def jpeg_bytes(size=(200, 100)) -> bytes:
@@ -247,11 +248,12 @@ def test_a_kill_between_the_two_writes_of_an_undo_leaves_a_consistent_state(fold
 KILL_SCRIPT = """
 import os, signal, sys
 from api.label.store import LabelStore
+from vision.detections import Detections
 
 class Detector:
-    def detect(self, rgb):
-        return [{"tile": "W1", "box": [10, 10, 50, 70], "score": 0.95},
-                {"tile": "B4", "box": [60, 10, 100, 70], "score": 0.41}]
+    def detect(self, rgb, **_):
+        return Detections([{"tile": "W1", "box": [10, 10, 50, 70], "score": 0.95},
+                           {"tile": "B4", "box": [60, 10, 100, 70], "score": 0.41}])
 
 store = LabelStore(sys.argv[1], detector_factory=Detector)
 store.load("a.jpg")
