@@ -11,7 +11,7 @@ training.analyze_eval counts them, weak boxes aside) and the process CPU time pe
 
 A rule is a fixed long side in pixels (`1000`: a 4000 px JPEG decodes at 1/4 natively; `2000`:
 at 1/2; `1280`: at 1/2, then resized), `full` (no reduction), or `photo` (the pipeline's own
-rule, vision.detector.read_photo).
+rule, vision.photo.read_photo).
 
 `--wide K` makes each photo a wide shot first: the scene shrunk K times on a table of the full
 size (datasets.synth.backgrounds), encoded as a JPEG again (the generator frames every hand to

@@ -41,7 +41,7 @@ def register(subparsers) -> None:
     r.add_argument("folder", help="a `fanshot synth --out` folder (images/ and records/)")
     r.add_argument("--rules", default="1000,2000,full,photo",
                    help="comma-separated: long sides in px (64 or more), 'full', 'photo' (the pipeline's rule, "
-                        "vision.detector.read_photo); default 1000,2000,full,photo")
+                        "vision.photo.read_photo); default 1000,2000,full,photo")
     r.add_argument("--limit", type=positive_int, help="only the first N scenes")
     r.add_argument("--wide", type=float, metavar="K",
                    help="make each photo a wide shot first: the scene K times smaller on a table of the same size")
