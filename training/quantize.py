@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,7 @@ def calibration_images(source: str | Path, count: int, seed: int = 0) -> list[Pa
 class _Recorder:
     """An onnxruntime session that keeps a copy of every input it runs on."""
 
-    def __init__(self, session):
+    def __init__(self, session: Any) -> None:
         self.session = session
         self.inputs: list[np.ndarray] = []
 
