@@ -43,4 +43,4 @@ schema = schemathesis.openapi.from_asgi("/openapi.json", app).include(path_regex
 @hypothesis.settings(max_examples=12, deadline=None, derandomize=True,
                      suppress_health_check=list(hypothesis.HealthCheck))
 def test_label_routes_conform_to_their_schema(case):
-    case.call_and_validate(excluded_checks=[schemathesis.checks.positive_data_acceptance])
+    case.call_and_validate()
