@@ -39,7 +39,8 @@ SETUP_BODY = {"requestBody": {"required": True, "content": {"application/json": 
 PREDICT_BODY = {"requestBody": {"required": True, "content": {"application/json": {"schema": {
     "type": "object",
     "required": ["tasks", "label_config"],
-    "properties": {"tasks": {"type": "array", "items": {"type": "object"}}, "label_config": {"type": "string"}},
+    "properties": {"tasks": {"type": "array", "items": {"type": "object"}},
+                   "label_config": {"type": "string", "minLength": 1}},
 }}}}}
 
 
