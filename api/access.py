@@ -17,8 +17,8 @@ of every error (code `unauthorized`). Tokens are compared in constant time.
 Guessing is slowed down: an address that offered `MAX_WRONG` wrong tokens within `WRONG_WINDOW`
 seconds is answered 429 (`too_many_tries`, with Retry-After) until that window ends, whatever
 token it offers then; a browser already holding the cookie is let through all the same (the
-cookie is a 256-bit digest, not worth guessing). The address is uvicorn's: behind a reverse
-proxy on another machine every caller has the proxy's, unless FORWARDED_ALLOW_IPS names it (the
+cookie is a 256-bit digest, not worth guessing). The address is the connection's: behind a reverse
+proxy every caller has the proxy's, unless FANSHOT_TRUSTED_PROXIES names it (api/serving.py; the
 log says so, once, when an address forwards for others without being trusted).
 """
 from __future__ import annotations
@@ -201,7 +201,7 @@ class TokenMiddleware:
         self._proxies_named.add(address)
         log.warning("requests from %s carry X-Forwarded-For, which is not trusted from that address: if it is "
                     "a reverse proxy, the callers behind it share its address for the wrong-token limit (one "
-                    "guesser makes all of them wait); name it in FORWARDED_ALLOW_IPS", address)
+                    "guesser makes all of them wait); name it in FANSHOT_TRUSTED_PROXIES", address)
 
     async def _refuse_for(self, send: Send, path: str, wait: float) -> None:
         retry = [(b"retry-after", str(int(wait) + 1).encode())]

@@ -17,6 +17,7 @@ from .inference import Inference, start_worker
 from .middleware import AccessLogMiddleware, BodyLimitMiddleware
 from .pool import InferencePool
 from .routes import analyze, detect, health, images, label, labelstudio, rules, score
+from .schemas import install_openapi
 from .settings import Settings
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
@@ -71,6 +72,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache"})
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    install_openapi(app)
     return app
 
 

@@ -104,7 +104,20 @@ async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
     return error_json(exc.status, exc.code, exc.message, headers=exc.headers, params=exc.params)
 
 
+BAD_JSON_MESSAGE = "the body is not JSON"
+
+
+def _is_json(request: Request) -> bool:
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    return content_type == "application/json" or content_type.endswith("+json")
+
+
 async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+    undecodable = [err for err in exc.errors() if err.get("type") == "json_invalid"]
+    if undecodable:  # FastAPI's own JSON reading: the same 400 as api/json_body.py's routes give
+        why = (undecodable[0].get("ctx") or {}).get("error", "")
+        where = undecodable[0].get("loc", ("body", "?"))[-1]
+        return error_json(400, "bad_json", f"{BAD_JSON_MESSAGE} ({why} at character {where})")
     details = _validation_details(exc)
     first = details[0] if details else {"loc": [], "msg": "invalid request"}
     where = ".".join(part for part in first["loc"] if part not in ("body",)) or "request"
@@ -125,6 +138,8 @@ async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResp
     code = _HTTP_CODES.get(exc.status_code, f"http_{exc.status_code}")
     message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
     headers = dict(getattr(exc, "headers", None) or {})
+    if exc.status_code == 400 and _is_json(request):  # FastAPI's body reading: nested too deep, ...
+        code, message = "bad_json", f"{BAD_JSON_MESSAGE} (it cannot be parsed: nested too deep?)"
     if exc.status_code == 405:
         headers["Allow"] = _allowed_methods(request) or headers.get("Allow", "")
     return error_json(exc.status_code, code, message, headers=headers or None)

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from .errors import error_body
+from .logs import escape_controls
 
 log = logging.getLogger("fanshot.api.access")
 
@@ -118,5 +119,5 @@ class AccessLogMiddleware:
             await self.app(scope, receive, send_and_note)
         finally:
             client = scope.get("client") or ("-", 0)
-            log.info("%s %s %s %d in=%s %.1fms", client[0], scope["method"], scope["path"], status, size_in,
-                     (time.perf_counter() - began) * 1000)
+            log.info("%s %s %s %d in=%s %.1fms", escape_controls(str(client[0])), escape_controls(scope["method"]),
+                     escape_controls(scope["path"]), status, escape_controls(size_in), (time.perf_counter() - began) * 1000)

@@ -281,3 +281,42 @@ class HealthResponse(BaseModel):
     model: str | None = Field(None, description="the loaded detector's name (models/model.json provenance.name, e.g. "
                                                 "fanshot-tiles-m24); null until the first photo loads it")
     inference: InferenceStatus
+
+
+def tighten_form_schemas(schema: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI `schema` with each multipart form said as the routes read it
+    (api/uploads.check_form_fields): no field but those named, a file of at least one byte, and
+    an optional field that is a value or absent (a form cannot send null). Changes it in place."""
+    components = schema.get("components", {}).get("schemas", {})
+    for operations in schema.get("paths", {}).values():
+        for operation in operations.values():
+            form = (operation.get("requestBody", {}).get("content", {}).get("multipart/form-data", {})
+                    .get("schema", {}).get("$ref", ""))
+            body = components.get(form.rsplit("/", 1)[-1]) if form else None
+            if body is None:
+                continue
+            body["additionalProperties"] = False
+            for field in body.get("properties", {}).values():
+                if field.get("contentMediaType") == "application/octet-stream":
+                    field["minLength"] = 1
+                values = [a for a in field.get("anyOf", ()) if a.get("type") != "null"]
+                if "anyOf" in field and len(values) == 1:
+                    del field["anyOf"]
+                    field.update(values[0])
+                    if field.get("default", 0) is None:
+                        del field["default"]
+    return schema
+
+
+def install_openapi(app: Any) -> None:
+    """Serve the app's OpenAPI schema with its forms tightened (tighten_form_schemas)."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        schema = build()  # FastAPI builds it once and keeps it
+        if not schema.get("x-forms-tightened"):
+            tighten_form_schemas(schema)
+            schema["x-forms-tightened"] = True
+        return schema
+
+    app.openapi = openapi

@@ -8,6 +8,7 @@ tool's folder and Label Studio's connection are read here too, on each use
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import os
 import sys
 from collections.abc import Mapping
@@ -43,6 +44,7 @@ class Settings:
     image_store_size: int = 64           # annotated images kept for /api/v1/images/{id}.jpg
     model_dir: Path | None = None        # None: the shipped model in models/
     token: str = field(default="", repr=False)  # non-empty: requests must show it (api/access.py)
+    trusted_proxies: str = ""            # comma-separated addresses/networks whose X-Forwarded-For is believed
 
     ENV_PREFIX = "FANSHOT_"
 
@@ -55,6 +57,15 @@ class Settings:
             raise ValueError("inference_queue must be 0 or more")
         if any(c.isspace() or not c.isprintable() for c in self.token):
             raise ValueError("FANSHOT_TOKEN must not contain spaces or control characters")
+        for proxy in self.proxy_list():
+            try:
+                ipaddress.ip_network(proxy, strict=False)
+            except ValueError:
+                raise ValueError(f"FANSHOT_TRUSTED_PROXIES: {proxy!r} is not an IP address or network") from None
+
+    def proxy_list(self) -> list[str]:
+        """The proxies named in `trusted_proxies` (none by default: no forwarded address is believed)."""
+        return [part.strip() for part in self.trusted_proxies.split(",") if part.strip()]
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:

@@ -4,10 +4,17 @@ One entry point, `decode_image`, used by the detector CLI, the photo-to-score
 pipeline and the API. It reads JPEG, PNG, WebP and HEIC (via pillow-heif), checks
 the pixel count from the header before decoding anything (decompression bombs),
 and can decode big JPEGs at a reduced size through DCT scaling (`max_side`).
+
+Memory is bounded by bytes as well as pixels: from the header's size and mode (bit depth and
+bands) `decode_bytes` estimates what decoding will hold at its peak, and an image that would take
+more than a plain colour photo of `max_pixels` pixels is refused (413) before it is decoded. Other
+images are shrunk to `max_side` in their own mode before any conversion, so a 16-bit grey PNG
+costs what its 2 bytes a pixel cost, not the float copies a conversion at full size would make.
 """
 from __future__ import annotations
 
 import io
+import re
 import warnings
 
 import cv2
@@ -23,6 +30,13 @@ except ImportError:  # pragma: no cover - pillow-heif is a runtime dependency
     pass
 
 DEFAULT_MAX_PIXELS = 40_000_000
+MB = 1_000_000
+
+# Bytes a pixel takes in an image Pillow has decoded, by mode; a mode not named: 8 (no more exists).
+_HELD = {"1": 1, "L": 1, "P": 1, "I;16": 2, "I;16L": 2, "I;16B": 2, "I;16N": 2}
+_HELD.update(dict.fromkeys(("LA", "La", "PA", "RGB", "RGBA", "RGBa", "RGBX", "CMYK", "YCbCr", "LAB", "HSV",
+                            "I", "F"), 4))
+_ALPHA = {"LA", "La", "PA", "RGBA", "RGBa"}
 
 # EXIF orientations 5-8 swap width and height.
 _TRANSPOSED_ORIENTATIONS = {5, 6, 7, 8}
@@ -48,8 +62,10 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
         with warnings.catch_warnings():  # the pixel cap below is our own check
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             image = Image.open(io.BytesIO(data))
-    except Image.DecompressionBombError as exc:
-        raise ImageError("too_many_pixels", f"the image is too large: {exc}", 413) from exc
+    except Image.DecompressionBombError as exc:  # Pillow's own cap, far above ours: say ours
+        found = re.search(r"\((\d+) pixels\)", str(exc))
+        count = f"{int(found.group(1)):,} pixels" if found else "too many pixels"
+        raise ImageError("too_many_pixels", f"the image has {count}; the limit is {max_pixels:,}", 413) from exc
     except UnidentifiedImageError as exc:
         raise ImageError(
             "not_an_image", "not a JPEG, PNG, WebP or HEIC image", 415
@@ -69,7 +85,14 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
 
 
 def _orientation(image: Image.Image) -> int:
+    """The EXIF orientation, from the header: a PNG's getexif() would decode the whole image to look
+    for an eXIf chunk after the pixels, so a PNG's comes from a chunk before them or is 1."""
     try:
+        if image.format == "PNG":
+            exif = Image.Exif()
+            if image.info.get("exif"):
+                exif.load(image.info["exif"])
+            return int(exif.get(0x0112, 1) or 1)
         return int(image.getexif().get(0x0112, 1) or 1)
     except Exception:  # a broken EXIF block is not worth refusing the photo for
         return 1
@@ -99,6 +122,40 @@ def open_reduced(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, max_side:
     return image
 
 
+def decode_bytes(mode: str, width: int, height: int, shrinks: bool, transparent: bool = False) -> int:
+    """About the most memory, in bytes, that `decode_image` holds while Pillow decodes a `width` x
+    `height` image of `mode` (`transparent`: a palette image with a transparent colour), measured
+    on PNGs (scripts/decode_memory.py): the image as decoded plus 2 bytes a pixel of the decoder's
+    own; then, when it `shrinks` to `max_side`, the colour copy a palette image needs and the
+    premultiplied copy of an alpha image; else the converted copies at full size (8-bit RGB, on
+    white, the array), 12 bytes a pixel, 24 with alpha."""
+    held = _HELD.get(mode, 8)
+    alpha = mode in _ALPHA or transparent
+    if not shrinks:
+        per_pixel = 24 if alpha else 12 + (4 if mode in ("I", "F") else 2 if mode.startswith("I;16") else 0)
+    else:
+        per_pixel = held + 2 + (4 if mode == "P" else 0) + (4 if alpha else 0)
+    return width * height * max(per_pixel, held + 2)
+
+
+def _check_bytes(image: Image.Image, shrinks: bool, max_pixels: int) -> None:
+    """Refuse (413) an image that would take more memory to decode than a plain colour photo of
+    `max_pixels` pixels: the byte limit that goes with the pixel limit."""
+    width, height = image.size
+    need = decode_bytes(image.mode, width, height, shrinks, "transparency" in image.info)
+    limit = decode_bytes("RGB", max_pixels, 1, shrinks)
+    if need > limit:
+        depth = {"I;16": "16-bit grey", "I": "32-bit grey", "F": "floating-point grey", "1": "1-bit",
+                 "P": "palette"}.get(image.mode.rstrip("BLN") if image.mode.startswith("I;16") else image.mode)
+        kind = f"{depth} ({image.mode})" if depth else image.mode
+        raise ImageError(
+            "too_many_bytes",
+            f"the image ({width}x{height}, {kind}) would take about {need / MB:,.0f} MB to decode; the limit "
+            f"is {limit / MB:,.0f} MB, what a colour photo of {max_pixels:,} pixels takes",
+            413,
+        )
+
+
 def decode_image(
     data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, max_side: int | None = None
 ) -> np.ndarray:
@@ -106,7 +163,9 @@ def decode_image(
 
     `max_side`: when given, the longer side of the result is at most this many pixels
     (JPEGs are decoded at a reduced scale by the codec itself, see `open_reduced`, which
-    is much faster than decoding the full photo and shrinking it). Raises `ImageError`.
+    is much faster than decoding the full photo and shrinking it; other images are shrunk
+    in their own mode before any conversion). Raises `ImageError`, a 413 for an image over
+    `max_pixels` or over the bytes that go with it (`decode_bytes`), before decoding it.
     """
     image = open_reduced(data, max_pixels=max_pixels, max_side=max_side)
     try:
@@ -114,10 +173,15 @@ def decode_image(
         decoded = _jpeg_by_opencv(data, image, max_side)
         if decoded is not None:
             return _oriented(decoded, orientation)
+        shrinks = max_side is not None and max(image.size) > max_side
+        _check_bytes(image, shrinks, max_pixels)
         image.load()
+        if shrinks:
+            assert max_side is not None
+            image = _shrunk(image, max_side)
         if orientation != 1:  # exif_transpose copies the image even when there is nothing to turn
             image = ImageOps.exif_transpose(image)
-        if image.mode in ("RGBA", "LA") or (image.mode == "P" and "transparency" in image.info):
+        if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
             rgba = image.convert("RGBA")
             background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
             image = Image.alpha_composite(background, rgba)
@@ -126,25 +190,44 @@ def decode_image(
         raise
     except Exception as exc:  # PIL raises OSError, SyntaxError, ValueError, zlib errors ...
         raise ImageError("truncated", f"the image data is truncated or corrupt: {exc}", 422) from exc
-    if max_side is not None and max(rgb.size) > max_side:
-        scale = max_side / max(rgb.size)
-        size = (max(1, round(rgb.size[0] * scale)), max(1, round(rgb.size[1] * scale)))
-        rgb = rgb.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0)
     return np.asarray(rgb, dtype=np.uint8)
+
+
+def _shrunk(image: Image.Image, max_side: int) -> Image.Image:
+    """`image` at most `max_side` long, in its own mode where Pillow shrinks it smoothly (a palette
+    or 1-bit image would be shrunk by nearest pixel: those are made colour or grey first)."""
+    if image.mode == "P":
+        image = image.convert("RGBA" if "transparency" in image.info else "RGB")
+    elif image.mode == "PA":
+        image = image.convert("RGBA")
+    elif image.mode == "1":
+        image = image.convert("L")
+    scale = max_side / max(image.size)
+    size = (max(1, round(image.size[0] * scale)), max(1, round(image.size[1] * scale)))
+    gap = None if image.mode.startswith("I;16") else 2.0  # Pillow's reduce() takes no 16-bit grey
+    return image.resize(size, Image.Resampling.BILINEAR, reducing_gap=gap)
 
 
 def _eight_bit(image: Image.Image) -> Image.Image:
     """A grey image of 16-bit or float samples ("I;16*", "I", "F": a 16-bit grey PNG or TIFF) as 8-bit
     grey, its range scaled down (PIL's own convert clips every sample above 255 to white); any
-    other image as it is."""
-    if image.mode not in ("I", "F") and not image.mode.startswith("I;16"):
+    other image as it is. Integer arithmetic for 16 bits (no float copy of a full-size image)."""
+    if image.mode.startswith("I;16"):
+        samples = np.asarray(image).astype(np.uint32)
+        samples *= 255
+        samples += 32767
+        samples //= 65535
+        return Image.fromarray(samples.astype(np.uint8))
+    if image.mode not in ("I", "F"):
         return image
-    samples = np.asarray(image, dtype=np.float64)
+    values = np.array(image, dtype=np.float32)  # a copy: scaled in place
     if image.mode == "F":
-        top = 1.0 if samples.size and samples.max() <= 1.0 else 255.0
+        top = 1.0 if values.size and values.max() <= 1.0 else 255.0
     else:
-        top = 65535.0 if image.mode.startswith("I;16") or (samples.size and samples.max() > 255) else 255.0
-    return Image.fromarray(np.clip(samples * (255.0 / top) + 0.5, 0, 255).astype(np.uint8))
+        top = 65535.0 if values.size and values.max() > 255 else 255.0
+    values *= 255.0 / top
+    values += 0.5
+    return Image.fromarray(np.clip(values, 0, 255, out=values).astype(np.uint8))
 
 
 # EXIF orientation -> the OpenCV steps that show the photo upright (as ImageOps.exif_transpose)

@@ -20,12 +20,36 @@ from api.label.errors import LabelError, openapi_errors
 from api.label.state import get_store
 from api.label.store import MAX_IMAGE_BYTES
 from api.uploads import check_form_fields
+from vision.classes import CLASSES
 
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 PAGE_FILES = {"label.js": "text/javascript", "label.css": "text/css"}
 NO_CACHE = {"Cache-Control": "no-cache"}
 WARNINGS_HEADER = "X-Fanshot-Warnings"  # of an export: a JSON list of the label files skipped, and why
 BROWSER_IMAGE_TYPES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".webp": "image/webp"}
+
+# What api/label/store.py resolve_image takes (it checks, with its own messages): '/'-separated names,
+# none empty, hidden or '..', no backslash, no drive letter.
+PATH_PATTERN = r"^[^/\\\x00.\s]([^/\\\x00:][^/\\\x00]*)?(/[^/\\\x00.][^/\\\x00]*)*$"
+PATH = Query(description="the image's path relative to the folder, as GET /label/images gives it",
+             json_schema_extra={"minLength": 1, "pattern": PATH_PATTERN})
+EXPORT_FORMATS = ["yolo", "coco", "labelstudio"]
+# The body PUT /labels reads (api/label/boxes.py validate_boxes); a box must also keep some area inside
+# the image, which no schema can say.
+LABELS_BODY = {"requestBody": {"required": True, "content": {"application/json": {"schema": {
+    "type": "object",
+    "required": ["boxes"],
+    "properties": {"boxes": {"type": "array", "items": {
+        "type": "object",
+        "required": ["tile", "box"],
+        "properties": {
+            "tile": {"type": "string", "enum": list(CLASSES)},
+            "box": {"type": "array", "minItems": 4, "maxItems": 4, "description": "[x1, y1, x2, y2] in pixels",
+                    "items": {"type": "number", "exclusiveMinimum": -1e6, "exclusiveMaximum": 1e6}},
+            "score": {"type": ["number", "null"], "description": "the detector's; null: a person's box"},
+        },
+    }}},
+}}}}}
 
 page = APIRouter()
 router = APIRouter(prefix="/label", tags=["labelling"])
@@ -75,7 +99,7 @@ async def upload_image(request: Request, file: UploadFile = File(...)):
 
 
 @router.get("/image", responses=openapi_errors(400, 403, 404, 413, 415, 422, 503))
-def image(request: Request, path: str = Query(...)):
+def image(request: Request, path: str = PATH):
     """The image bytes; formats a browser cannot show (HEIC) come back as JPEG."""
     store = get_store(request)
     data = store.read_image(path)
@@ -100,13 +124,13 @@ def _as_jpeg(data: bytes, path: str) -> bytes:
 
 
 @router.get("/labels", responses=openapi_errors(400, 403, 404, 413, 415, 422, 503))
-def get_labels(request: Request, path: str = Query(...)):
+def get_labels(request: Request, path: str = PATH):
     """The boxes of an image (pixels, least confident first); pre-labels it the first time."""
     return get_store(request).load(path)
 
 
-@router.put("/labels", responses=openapi_errors(400, 403, 404, 415, 422, 503))
-async def put_labels(request: Request, path: str = Query(...)):
+@router.put("/labels", openapi_extra=LABELS_BODY, responses=openapi_errors(400, 403, 404, 415, 422, 503))
+async def put_labels(request: Request, path: str = PATH):
     """Replace the boxes of an image: body `{"boxes": [{"tile", "box", "score"}]}`."""
     try:
         body = await read_json_body(request)
@@ -118,19 +142,20 @@ async def put_labels(request: Request, path: str = Query(...)):
 
 
 @router.post("/undo", responses=openapi_errors(400, 403, 404, 409, 415, 503))
-def undo(request: Request, path: str = Query(...)):
+def undo(request: Request, path: str = PATH):
     """Restore the previous version of an image's labels (409 when there is none)."""
     return get_store(request).undo(path)
 
 
 @router.post("/reviewed", responses=openapi_errors(400, 403, 404, 409, 415, 503))
-def reviewed(request: Request, path: str = Query(...)):
+def reviewed(request: Request, path: str = PATH):
     """Mark an image's labels as checked by a person without changing them."""
     return get_store(request).mark_reviewed(path)
 
 
 @router.get("/export", responses=openapi_errors(409, 422, 503))
-def export(request: Request, format: str = Query("yolo"), reviewed_only: bool = False):
+def export(request: Request, format: str = Query("yolo", json_schema_extra={"enum": EXPORT_FORMATS}),
+           reviewed_only: bool = False):
     """The labelled images: YOLO as a zip (data.yaml, images/, labels/), COCO or Label Studio JSON;
     label files skipped (links out of the folder) are named in the X-Fanshot-Warnings header."""
     from api.label.export import export_file

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 
+from api.json_body import JsonBodyError, read_json_body
 from api.label.errors import LabelError, openapi_errors
 from api.label.state import get_detector, label_studio_connection, optional_store
 from api.label.studio import MODEL_CLASS, model_version, parse_label_config, predict_task
@@ -16,9 +17,9 @@ router = APIRouter(prefix="/labelstudio", tags=["label studio"])
 
 async def _json_body(request: Request) -> dict[str, Any]:
     try:
-        body = await request.json()
-    except ValueError as exc:
-        raise LabelError("bad_json", "the body must be a JSON object", 400) from exc
+        body = await read_json_body(request)
+    except JsonBodyError as exc:
+        raise LabelError("bad_json", f"the body must be a JSON object; {exc}", 400) from None
     if not isinstance(body, dict):
         raise LabelError("bad_json", "the body must be a JSON object", 400)
     return body
@@ -38,7 +39,8 @@ SETUP_BODY = {"requestBody": {"required": True, "content": {"application/json": 
 PREDICT_BODY = {"requestBody": {"required": True, "content": {"application/json": {"schema": {
     "type": "object",
     "required": ["tasks", "label_config"],
-    "properties": {"tasks": {"type": "array", "items": {"type": "object"}}, "label_config": {"type": "string"}},
+    "properties": {"tasks": {"type": "array", "items": {"type": "object"}},
+                   "label_config": {"type": "string", "minLength": 1}},
 }}}}}
 
 

@@ -96,13 +96,14 @@ def _export(store: LabelStore, args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from api.access import access_note
     from api.app import create_app
     from api.label.state import configure_labelling
+    from api.logs import configure_logging
+    from api.serving import run_server
     from api.settings import settings_for_command
 
+    configure_logging()
     settings = settings_for_command("fanshot label", args.model_dir)
     app = create_app(settings)
     store = configure_labelling(app, args.folder)
@@ -110,5 +111,5 @@ def _serve(args: argparse.Namespace) -> int:
     note = access_note(args.host, settings.token)
     if note:
         print(f"fanshot label: {note}", file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.port, access_log=False)
+    run_server(app, args.host, args.port, settings)
     return 0

@@ -19,16 +19,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    import logging
-
-    import uvicorn
-
     from api.access import access_note
     from api.app import create_app
     from api.errors import ApiError
+    from api.logs import configure_logging
+    from api.serving import run_server
     from api.settings import settings_for_command
 
-    logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(args.log_level)
     settings = settings_for_command("fanshot serve", args.model_dir)
     app = create_app(settings)
     try:  # serve scoring without the model if it is absent
@@ -41,5 +39,5 @@ def run_serve(args: argparse.Namespace) -> int:
     note = access_note(args.host, settings.token)
     if note:
         print(f"fanshot serve: {note}", file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=False)
+    run_server(app, args.host, args.port, settings, args.log_level)
     return 0

@@ -205,4 +205,4 @@ def test_a_proxy_that_is_not_trusted_is_named_in_the_log_once(make_client, caplo
         for caller in ("203.0.113.5", "203.0.113.6"):
             assert proxy.get("/api/v1/rules", headers={"X-Forwarded-For": caller, **bearer()}).status_code == 200
     named = [r.getMessage() for r in caplog.records if "X-Forwarded-For" in r.getMessage()]
-    assert len(named) == 1 and "192.0.2.20" in named[0] and "FORWARDED_ALLOW_IPS" in named[0]
+    assert len(named) == 1 and "192.0.2.20" in named[0] and "FANSHOT_TRUSTED_PROXIES" in named[0]

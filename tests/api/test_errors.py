@@ -25,16 +25,17 @@ def test_validation_errors_are_reshaped_with_the_field_and_without_the_input(cli
     assert "Z9" not in response.text  # the rejected value is not echoed back
 
 
-def test_a_body_that_is_not_json_is_a_422(client):
+def test_a_body_that_is_not_json_is_a_400_bad_json(client):
+    # one code for one kind of error: the labelling routes answer the same (tests/api/test_bad_bodies.py)
     response = client.post("/api/v1/score", content=b"{not json", headers={"content-type": "application/json"})
-    assert response.status_code == 422
-    assert response.json()["error"]["code"] == "invalid_request"
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "bad_json"
 
 
 def test_a_body_that_cannot_be_decoded_is_a_json_400(client):
     response = client.post("/api/v1/score", content=b"\x0f\n\xff\x18", headers={"content-type": "application/json"})
     assert response.status_code == 400
-    assert response.json()["error"]["code"] == "bad_request"
+    assert response.json()["error"]["code"] == "bad_json"
 
 
 def test_an_unexpected_exception_is_a_500_without_the_trace(make_client, caplog):

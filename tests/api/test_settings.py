@@ -41,3 +41,20 @@ def test_the_token_stays_out_of_the_settings_repr():
 def test_bad_values_are_refused_with_the_variable_named(env, message):
     with pytest.raises(ValueError, match=message):
         Settings.from_env(env)
+
+
+def test_no_proxy_is_trusted_unless_named():
+    from api.settings import Settings
+
+    assert Settings.from_env({}).proxy_list() == []
+    named = Settings.from_env({"FANSHOT_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8,::1"})
+    assert named.proxy_list() == ["127.0.0.1", "10.0.0.0/8", "::1"]
+
+
+def test_a_trusted_proxy_that_is_not_an_address_is_refused():
+    import pytest
+
+    from api.settings import Settings
+
+    with pytest.raises(ValueError, match="FANSHOT_TRUSTED_PROXIES: 'proxy.local' is not an IP address"):
+        Settings.from_env({"FANSHOT_TRUSTED_PROXIES": "proxy.local"})
