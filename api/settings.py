@@ -43,6 +43,8 @@ class Settings:
     image_store_size: int = 64           # annotated images kept for /api/v1/images/{id}.jpg
     model_dir: Path | None = None        # None: the shipped model in models/
     token: str = field(default="", repr=False)  # non-empty: requests must show it (api/access.py)
+    data_dir: Path | None = None         # the games' SQLite database (api/games/); None: default_data_dir()
+    database_url: str = field(default="", repr=False)  # non-empty: the games' database (postgresql://...)
 
     ENV_PREFIX = "FANSHOT_"
 
@@ -65,7 +67,7 @@ class Settings:
             raw = env.get(cls.ENV_PREFIX + setting.name.upper())
             if raw is None or raw == "":
                 continue
-            if setting.name == "model_dir":
+            if setting.name in ("model_dir", "data_dir"):
                 values[setting.name] = Path(raw)
             elif setting.type == "str":
                 values[setting.name] = raw
@@ -80,6 +82,18 @@ class Settings:
                     raise ValueError(f"{cls.ENV_PREFIX}{setting.name.upper()} must be an integer, "
                                      f"got {raw!r}") from None
         return cls(**values)
+
+
+def default_data_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where the service keeps its lasting state when FANSHOT_DATA_DIR is not set:
+    $XDG_DATA_HOME/fanshot, else ~/.local/share/fanshot."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "fanshot"
+
+
+def data_dir_of(settings: Settings) -> Path:
+    return settings.data_dir or default_data_dir()
 
 
 def settings_for_command(prog: str, model_dir: str | None = None) -> Settings:
