@@ -3,10 +3,16 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import datetime, timezone
 from typing import Any
 
 from .models import Game
 from .rules import HANDS_PER_GAME, Outcome, hand_seats, payments, running_totals
+
+
+def _utc(moment: datetime) -> str:
+    """A time in ISO 8601, UTC (SQLite hands back the stored time without its zone)."""
+    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).astimezone(timezone.utc).isoformat()
 
 
 def _seats(number: int, first_dealer: int) -> dict[str, Any]:
@@ -28,7 +34,7 @@ def build_sheet(game: Game) -> dict[str, Any]:
             "offender": hand.offender, "self_drawn": hand.outcome == "win" and hand.discarder is None,
             "total": hand.total, "payments": list(delta), "scores": list(after),
             "hand": hand.hand, "score": hand.score, "has_photo": hand.has_photo,
-            "recorded_at": hand.recorded_at.isoformat(),
+            "recorded_at": _utc(hand.recorded_at),
         })
     played = len(game.hands)
     over = game.ended or played >= HANDS_PER_GAME
@@ -39,7 +45,7 @@ def build_sheet(game: Game) -> dict[str, Any]:
         "hands": hands, "totals": list(running[-1]) if running else [0, 0, 0, 0],
         "over": over, "ended_early": game.ended and played < HANDS_PER_GAME,
         "next": None if over else _seats(played + 1, game.first_dealer),
-        "created_at": game.created_at.isoformat(),
+        "created_at": _utc(game.created_at),
     }
 
 

@@ -106,6 +106,7 @@ class GameStore:
             number = len(game.hands) + 1
             resolved = resolve(entry, game.rules, number, game.first_dealer)
             hand = Hand(game_id=game.id, number=number, outcome=resolved.outcome.kind)
+            game.hands.append(hand)
             self._fill(session, hand, resolved, entry.photo)
         return self._change(code, version, change)
 
@@ -167,8 +168,7 @@ class GameStore:
                 game = self._game(session, code)
                 change(session, game)
                 session.flush()
-                session.expire_all()
-                sheet = build_sheet(self._game(session, code))
+                sheet = build_sheet(game)
         except _Stale:
             fresh = self.sheet(code)  # 404 when there is no such game
             raise GameError(409, "stale_version", f"the sheet changed (version {fresh['version']}, you sent "
