@@ -12,13 +12,13 @@ from fastapi_offline import FastAPIOffline
 
 from .access import TokenMiddleware
 from .errors import install_handlers
-from .games.store import LazyGameStore
-from .images import ImageStore
 from .inference import Inference, start_worker
 from .middleware import AccessLogMiddleware, BodyLimitMiddleware
 from .pool import InferencePool
 from .routes import analyze, detect, games, health, images, label, labelstudio, rules, score
 from .settings import Settings, data_dir_of
+from .storage.images import DatabaseImageStore
+from .storage.store import LazyGameStore
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 API_PREFIX = "/api/v1"
@@ -54,9 +54,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.version = app.version
     app.state.pool = pool
-    app.state.images = ImageStore(settings.image_store_size)
     app.state.inference = Inference(settings)
     app.state.games = LazyGameStore(data_dir_of(settings), settings.database_url)  # opened on first use
+    app.state.images = DatabaseImageStore(lambda: app.state.games.get().engine, settings.image_store_size,
+                                          settings.image_ttl_seconds)
 
     install_handlers(app)
     app.add_middleware(BodyLimitMiddleware, upload_limit=settings.max_upload_bytes + FORM_OVERHEAD,

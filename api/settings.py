@@ -41,16 +41,17 @@ class Settings:
     inference_processes: bool = True     # the workers are processes (False: threads of the server's process)
     inference_queue: int = 16            # requests allowed to wait for a worker; more: 503
     image_store_size: int = 64           # annotated images kept for /api/v1/images/{id}.jpg
+    image_ttl_seconds: int = 24 * 3600   # ... and for this long (in the database: api/storage/images.py)
     model_dir: Path | None = None        # None: the shipped model in models/
     token: str = field(default="", repr=False)  # non-empty: requests must show it (api/access.py)
-    data_dir: Path | None = None         # the games' SQLite database (api/games/); None: default_data_dir()
+    data_dir: Path | None = None         # the games' SQLite database (api/storage/); None: default_data_dir()
     database_url: str = field(default="", repr=False)  # non-empty: the games' database (postgresql://...)
 
     ENV_PREFIX = "FANSHOT_"
 
     def __post_init__(self) -> None:
         for name in ("max_upload_bytes", "max_pixels", "annotated_max_side",
-                     "inference_workers", "image_store_size"):
+                     "inference_workers", "image_store_size", "image_ttl_seconds"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
         if self.inference_queue < 0:

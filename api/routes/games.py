@@ -1,4 +1,4 @@
-"""The games' score sheets: /api/v1/games (api/games/, docs/games.md).
+"""The games' score sheets: /api/v1/games (api/storage/, docs/games.md).
 
 Every change carries the sheet `version` the client saw; a stale one is a 409 `stale_version`
 whose `params.sheet` is the fresh sheet, so two phones recording at once never lose a hand.
@@ -103,7 +103,7 @@ def _with_urls(request: Request, sheet: dict[str, Any]) -> dict[str, Any]:
 
 
 def _answer(request: Request, call, *args) -> dict[str, Any]:
-    from api.games.errors import GameError
+    from api.storage.errors import GameError
 
     try:
         return _with_urls(request, call(*args))
@@ -115,7 +115,7 @@ def _answer(request: Request, call, *args) -> dict[str, Any]:
 
 
 def _entry(request: Request, body: HandRecord):
-    from api.games.entries import HandEntry
+    from api.storage.entries import HandEntry
 
     photo = None
     if body.image_id:
@@ -171,7 +171,7 @@ def hand_photo(request: Request, code: str = CODE, number: int = NUMBER) -> Resp
 
 
 def _answer_photo(request: Request, code: str, number: int) -> bytes:
-    from api.games.errors import GameError
+    from api.storage.errors import GameError
 
     try:
         return _store(request).photo(code, number)
@@ -187,7 +187,7 @@ def export_game(request: Request, code: str = CODE,
                 format: Literal["csv", "json"] = Query("csv", description="csv or json")) -> Response:
     import json
 
-    from api.games.sheet import sheet_csv
+    from api.storage.sheet import sheet_csv
 
     sheet = _answer(request, _store(request).sheet, code)
     name = f"fanshot-game-{sheet['code']}.{format}"

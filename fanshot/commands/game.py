@@ -66,8 +66,8 @@ def register(subparsers) -> None:
 
 
 def _store():
-    from api.games.store import GameStore
     from api.settings import data_dir_of, settings_for_command
+    from api.storage.store import GameStore
 
     settings = settings_for_command("fanshot game")
     return GameStore.open(data_dir_of(settings), settings.database_url)
@@ -77,7 +77,7 @@ def _run(args, action) -> int:
     """`action(store)` -> a sheet, printed; a refused request or an unreachable database: its message, 1."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from api.games.errors import GameError
+    from api.storage.errors import GameError
 
     store = None
     try:
@@ -99,7 +99,7 @@ def _run(args, action) -> int:
 
 def _seat(sheet: dict, who: str | None, role: str) -> int | None:
     """A player named by name (any case) or seat number."""
-    from api.games.errors import GameError
+    from api.storage.errors import GameError
 
     if who is None:
         return None
@@ -113,8 +113,8 @@ def _seat(sheet: dict, who: str | None, role: str) -> int | None:
 
 
 def _entry(args, sheet: dict):
-    from api.games.entries import HandEntry
-    from api.games.errors import GameError
+    from api.storage.entries import HandEntry
+    from api.storage.errors import GameError
 
     photo = Path(args.photo).read_bytes() if args.photo else None
     if args.draw or args.false_win:
@@ -132,7 +132,7 @@ def _entry(args, sheet: dict):
 
 def _hand(text: str) -> dict:
     import scoring
-    from api.games.errors import GameError
+    from api.storage.errors import GameError
 
     try:
         if text.lstrip().startswith("{"):
@@ -189,7 +189,7 @@ def _end(args) -> int:
 
 
 def _export(args) -> int:
-    from api.games.sheet import sheet_csv
+    from api.storage.sheet import sheet_csv
 
     def action(store):
         sheet = store.sheet(args.code)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pg_server import PostgresUnavailable, fresh_database, postgres_server
 
-from api.games.store import GameStore
+from api.storage.store import GameStore
 
 
 @pytest.fixture(scope="session")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 
-from api.games.store import GameStore
+from api.storage.store import GameStore
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -97,8 +97,8 @@ def test_a_killed_server_keeps_every_acknowledged_hand(tmp_path):
 RECORDER = """
 import sys
 from pathlib import Path
-from api.games.entries import HandEntry
-from api.games.store import GameStore
+from api.storage.entries import HandEntry
+from api.storage.store import GameStore
 store = GameStore.open(Path(sys.argv[1]))
 code = store.create()["code"]
 print(code, flush=True)

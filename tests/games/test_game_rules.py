@@ -5,8 +5,8 @@ import random
 
 import pytest
 
-from api.games.errors import GameError
-from api.games.rules import Outcome, hand_seats, payments, running_totals
+from api.storage.errors import GameError
+from api.storage.rules import Outcome, hand_seats, payments, running_totals
 
 EAST, SOUTH, WEST, NORTH = 0, 1, 2, 3
 

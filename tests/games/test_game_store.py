@@ -6,9 +6,9 @@ import threading
 import pytest
 
 import scoring
-from api.games.entries import HandEntry
-from api.games.errors import GameError
-from api.games.store import GameStore
+from api.storage.entries import HandEntry
+from api.storage.errors import GameError
+from api.storage.store import GameStore
 
 # North's pung (门风刻 for the player sitting North), a mixed straight: 20 fan, 21 as North.
 NORTH_PUNG_HAND = {"concealed": ["F4", "F4", "F4", "W1", "W2", "W3", "B4", "B5", "B6", "T7", "T8", "T9", "J3"],

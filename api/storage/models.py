@@ -70,3 +70,12 @@ class HandPhoto(Base):
 
     hand_id: Mapped[int] = mapped_column(ForeignKey("hands.id", ondelete="CASCADE"), primary_key=True)
     jpeg: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class CachedImage(Base):
+    """An annotated photo of a recent analysis, served at /api/v1/images/{id}.jpg by any worker."""
+    __tablename__ = "images"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    jpeg: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now, index=True)

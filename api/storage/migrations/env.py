@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from alembic import context
 
-from api.games.models import Base
+from api.storage.models import Base
 
 connection = context.config.attributes["connection"]
 context.configure(connection=connection, target_metadata=Base.metadata, render_as_batch=True)
