@@ -60,8 +60,8 @@ def register(subparsers) -> None:
     e.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of stdout")
     e.set_defaults(func=_export)
 
-    for parser in (new, show, *sub.choices.values()):
-        if not any(a.dest == "json" for a in parser._actions):
+    for name, parser in sub.choices.items():
+        if name != "export":
             parser.add_argument("--json", action="store_true", help="print the sheet JSON")
 
 

@@ -38,6 +38,7 @@ def postgres_server() -> Iterator[str]:
     """A running server; yields the URL of its `postgres` database (user fanshot, trust auth)."""
     initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
     user: str | None = None
+    ids: dict = {}
     if os.geteuid() == 0:
         try:
             user = "nobody"
@@ -48,10 +49,11 @@ def postgres_server() -> Iterator[str]:
     data = os.path.join(folder, "data")
     if user:
         os.chown(folder, entry.pw_uid, entry.pw_gid)
+        ids = {"user": user, "group": entry.pw_gid, "extra_groups": []}  # none of root's groups
     port = _free_port()
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(args, user=user, capture_output=True, text=True, timeout=120, cwd=folder)
+        return subprocess.run(args, **ids, capture_output=True, text=True, timeout=120, cwd=folder)
 
     try:
         done = run(initdb, "-D", data, "-U", "fanshot", "--auth=trust", "-E", "UTF8", "--no-sync")
