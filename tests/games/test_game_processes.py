@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from api.storage.entries import HandEntry
 from api.storage.errors import GameError
+from api.storage.store import GameStore
 data_dir, url, code, seat = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 store = GameStore.open(Path(data_dir), url)
 conflicts = 0
