@@ -11,7 +11,7 @@
       undo: "撤销上一手", end: "结束本局", leave: "离开", stale: "别人刚记了一手：请核对计分表后再记。",
       need_hand: "先拍照或输入手牌，或填番数。", drawn: "荒庄", false_by: "{name}错和",
       won: "{name} {total}番 自摸", won_from: "{name} {total}番 {from}点炮", totals: "合计", photo: "照片",
-      recorded: "已记录第{n}盘。",
+      recorded: "已记录第{n}盘。", share: "同桌的手机打开：",
     },
     en: {
       game: "Game", start: "Start a game", join: "Join", code: "Code", names: "Four players (seats E S W N)",
@@ -21,7 +21,7 @@
       stale: "Someone else recorded first: check the sheet and record again.",
       need_hand: "Take a photo or enter the hand first, or type the fan.", drawn: "drawn", false_by: "false win: {name}",
       won: "{name} {total} self-drawn", won_from: "{name} {total} from {from}", totals: "Total", photo: "photo",
-      recorded: "Hand {n} recorded.",
+      recorded: "Hand {n} recorded.", share: "Other phones at the table open",
     },
   };
   const WIND_NAMES = { zh: { E: "东", S: "南", W: "西", N: "北" }, en: { E: "East", S: "South", W: "West", N: "North" } };
@@ -126,7 +126,8 @@
     const next = sheet.next ? gt("next", { n: sheet.next.number, wind: WIND_NAMES[state.lang][sheet.next.prevalent_wind],
       dealer: names[sheet.next.dealer] }) : gt("over");
     const parts = [el("h2", { textContent: `${gt("game")} · ${sheet.code}` }),
-      el("p", { id: "game-next", className: "hint", textContent: next }), table];
+      el("p", { id: "game-next", className: "hint", textContent: next }), table,
+      el("p", { id: "game-link", className: "hint", textContent: `${gt("share")} ${location.origin}/?game=${sheet.code}` })];
     if (sheet.next) parts.push(recordForm(names));
     const undo = el("button", { id: "game-undo", type: "button", className: "chip", textContent: gt("undo") });
     undo.addEventListener("click", async () => { const a = await call("POST", `/${sheet.code}/undo`, { version: sheet.version }); if (a) show(a); });

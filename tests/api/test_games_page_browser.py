@@ -75,6 +75,7 @@ def test_start_a_game_analyse_a_photo_record_it_and_see_the_sheet(server, browse
         assert photo == f"/api/v1/games/{code}/hands/1/photo.jpg"
         assert page.request.get(url + photo).body()[:2] == b"\xff\xd8"  # the annotated JPEG, kept
 
+        assert page.inner_text("#game-link").endswith(f"/?game={code}")
         other_context, other = phone(browser, url, f"?game={code}")
         try:
             other.wait_for_selector("#game-sheet tbody tr.game-hand")
