@@ -11,7 +11,8 @@
       undo: "撤销上一手", end: "结束本局", leave: "离开", stale: "别人刚记了一手：请核对计分表后再记。",
       need_hand: "先拍照或输入手牌，或填番数。", drawn: "荒庄", false_by: "{name}错和",
       won: "{name} {total}番 自摸", won_from: "{name} {total}番 {from}点炮", totals: "合计", photo: "照片",
-      recorded: "已记录第{n}盘。", share: "同桌的手机打开：",
+      recorded: "已记录第{n}盘。", share: "同桌的手机打开：", first_dealer: "首盘庄家",
+      rules: "规则：",
     },
     en: {
       game: "Game", start: "Start a game", join: "Join", code: "Code", names: "Four players (seats E S W N)",
@@ -22,6 +23,7 @@
       need_hand: "Take a photo or enter the hand first, or type the fan.", drawn: "drawn", false_by: "false win: {name}",
       won: "{name} {total} self-drawn", won_from: "{name} {total} from {from}", totals: "Total", photo: "photo",
       recorded: "Hand {n} recorded.", share: "Other phones at the table open",
+      first_dealer: "First dealer", rules: "Rules:",
     },
   };
   const WIND_NAMES = { zh: { E: "东", S: "南", W: "西", N: "北" }, en: { E: "East", S: "South", W: "West", N: "North" } };
@@ -88,18 +90,21 @@
   function renderStart() {
     const names = [0, 1, 2, 3].map((i) => el("input", { id: `game-name-${i}`, type: "text", maxLength: 40,
       placeholder: WIND_NAMES[state.lang]["ESWN"[i]] }));
+    const dealer = el("select", { id: "game-dealer" }, ...[0, 1, 2, 3].map((i) =>
+      el("option", { value: String(i), textContent: WIND_NAMES[state.lang]["ESWN"[i]] })));
     const start = el("button", { id: "game-start", type: "button", className: "big", textContent: gt("start") });
     start.addEventListener("click", async () => {
       const players = names.map((input, i) => input.value.trim() || "ESWN"[i]);
       const rules = ["mcr", "mcr-reference", "lianzhong"].includes(state.rules) ? state.rules : "mcr";
-      const answer = await call("POST", "", { players, rules });
+      const answer = await call("POST", "", { players, rules, first_dealer: Number(dealer.value) });
       if (answer) show(answer);
     });
     const code = el("input", { id: "game-code", type: "text", maxLength: 16, placeholder: gt("code") });
     const join = el("button", { id: "game-join", type: "button", className: "chip", textContent: gt("join") });
     join.addEventListener("click", () => load(code.value.trim()));
     card.replaceChildren(el("h2", { textContent: gt("game") }), el("p", { className: "hint", textContent: gt("names") }),
-      el("div", { className: "game-names" }, ...names), start, el("div", { className: "game-join" }, code, join),
+      el("div", { className: "game-names" }, ...names), el("label", { className: "hint" }, gt("first_dealer"), " ", dealer),
+      el("p", { className: "hint", textContent: `${gt("rules")} ${state.rules}` }), start, el("div", { className: "game-join" }, code, join),
       el("p", { id: "game-msg", className: "hint", hidden: true, role: "status" }));
   }
 

@@ -50,6 +50,7 @@ def test_start_a_game_analyse_a_photo_record_it_and_see_the_sheet(server, browse
     try:
         for i, name in enumerate(["Ann", "Bo", "Cy", "Di"]):
             page.fill(f"#game-name-{i}", name)
+        page.select_option("#game-dealer", "1")  # Bo deals first
         with page.expect_response("**/api/v1/games") as created:
             page.click("#game-start")
         code = created.value.json()["code"]
@@ -65,7 +66,7 @@ def test_start_a_game_analyse_a_photo_record_it_and_see_the_sheet(server, browse
         page.wait_for_selector("#game-sheet tbody tr.game-hand")
         sheet = app.state.games.get().sheet(code)
         first = sheet["hands"][0]
-        context_of_game = {**hand["context"], "self_drawn": False, "seat_wind": "W", "prevalent_wind": "E"}
+        context_of_game = {**hand["context"], "self_drawn": False, "seat_wind": "S", "prevalent_wind": "E"}
         assert first["total"] == scoring.score_hand({**hand, "context": context_of_game})["total"]
         assert first["payments"] == [-8 - first["total"], -8, 24 + first["total"], -8]
         row = page.inner_text("#game-sheet tbody tr.game-hand")
