@@ -36,3 +36,14 @@ WARNING_SAMPLES = {
 def warning_samples() -> dict:
     """{code: params} for every warning code (a fresh copy: a test may change it)."""
     return copy.deepcopy(WARNING_SAMPLES)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def service_data_dir(tmp_path_factory):
+    """The service's lasting state (api/storage/) goes to a temporary data directory in every test,
+    never to the user's (XDG_DATA_HOME) or to a database named in the environment."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
+        patch.delenv("FANSHOT_DATA_DIR", raising=False)
+        patch.delenv("FANSHOT_DATABASE_URL", raising=False)
+        yield

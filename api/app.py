@@ -12,13 +12,14 @@ from fastapi_offline import FastAPIOffline
 
 from .access import TokenMiddleware
 from .errors import install_handlers
-from .images import ImageStore
 from .inference import Inference, start_worker
 from .middleware import AccessLogMiddleware, BodyLimitMiddleware
 from .pool import InferencePool
-from .routes import analyze, detect, health, images, label, labelstudio, rules, score
+from .routes import analyze, detect, games, health, images, label, labelstudio, rules, score
 from .schemas import install_openapi
-from .settings import Settings
+from .settings import Settings, data_dir_of
+from .storage.images import DatabaseImageStore
+from .storage.store import LazyGameStore
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 API_PREFIX = "/api/v1"
@@ -42,6 +43,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(_: FastAPI):
         yield
         pool.shutdown()
+        app.state.games.close()
 
     app = FastAPIOffline(  # a FastAPI whose /docs and /redoc use bundled assets, not a CDN
         title="Fanshot",
@@ -53,8 +55,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.version = app.version
     app.state.pool = pool
-    app.state.images = ImageStore(settings.image_store_size)
     app.state.inference = Inference(settings)
+    app.state.games = LazyGameStore(data_dir_of(settings), settings.database_url)  # opened on first use
+    app.state.images = DatabaseImageStore(lambda: app.state.games.get().engine, settings.image_store_size,
+                                          settings.image_ttl_seconds)
 
     install_handlers(app)
     app.add_middleware(BodyLimitMiddleware, upload_limit=settings.max_upload_bytes + FORM_OVERHEAD,
@@ -65,6 +69,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     for module in (health, rules, score, analyze, detect, images):
         app.include_router(module.router, prefix=API_PREFIX)
+    app.include_router(games.router, prefix=API_PREFIX)
     include_labelling(app)
 
     @app.get("/", include_in_schema=False)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Optional, Union, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_serializer
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_serializer
 
 from .errors import ErrorDetail
 
@@ -17,6 +17,15 @@ PlayTile = Literal[  # a tile that can be in a hand: characters, bamboo, dots, w
 FlowerTile = Literal["H1", "H2", "H3", "H4", "H5", "H6", "H7", "H8"]
 DetectedTile = Literal[PlayTile, FlowerTile, "BACK"]
 Wind = Literal["E", "S", "W", "N"]
+
+
+def _whole(value: object) -> object:
+    """A JSON number with no fraction (5.0) as the integer it is: JSON Schema's integer admits it."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+# after an int's Field constraints in Annotated[int, Field(...), WHOLE] (so the schema keeps them)
+WHOLE = BeforeValidator(_whole)
 
 
 class Strict(BaseModel):

@@ -42,15 +42,18 @@ class Settings:
     inference_processes: bool = True     # the workers are processes (False: threads of the server's process)
     inference_queue: int = 16            # requests allowed to wait for a worker; more: 503
     image_store_size: int = 64           # annotated images kept for /api/v1/images/{id}.jpg
+    image_ttl_seconds: int = 24 * 3600   # ... and for this long (in the database: api/storage/images.py)
     model_dir: Path | None = None        # None: the shipped model in models/
     token: str = field(default="", repr=False)  # non-empty: requests must show it (api/access.py)
     trusted_proxies: str = ""            # comma-separated addresses/networks whose X-Forwarded-For is believed
+    data_dir: Path | None = None         # the games' SQLite database (api/storage/); None: default_data_dir()
+    database_url: str = field(default="", repr=False)  # non-empty: the games' database (postgresql://...)
 
     ENV_PREFIX = "FANSHOT_"
 
     def __post_init__(self) -> None:
         for name in ("max_upload_bytes", "max_pixels", "annotated_max_side",
-                     "inference_workers", "image_store_size"):
+                     "inference_workers", "image_store_size", "image_ttl_seconds"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
         if self.inference_queue < 0:
@@ -76,7 +79,7 @@ class Settings:
             raw = env.get(cls.ENV_PREFIX + setting.name.upper())
             if raw is None or raw == "":
                 continue
-            if setting.name == "model_dir":
+            if setting.name in ("model_dir", "data_dir"):
                 values[setting.name] = Path(raw)
             elif setting.type == "str":
                 values[setting.name] = raw
@@ -91,6 +94,18 @@ class Settings:
                     raise ValueError(f"{cls.ENV_PREFIX}{setting.name.upper()} must be an integer, "
                                      f"got {raw!r}") from None
         return cls(**values)
+
+
+def default_data_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where the service keeps its lasting state when FANSHOT_DATA_DIR is not set:
+    $XDG_DATA_HOME/fanshot, else ~/.local/share/fanshot."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "fanshot"
+
+
+def data_dir_of(settings: Settings) -> Path:
+    return settings.data_dir or default_data_dir()
 
 
 def settings_for_command(prog: str, model_dir: str | None = None) -> Settings:

@@ -4,6 +4,7 @@ import base64
 from typing import Any
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
+from starlette.concurrency import run_in_threadpool
 
 from ..errors import error_responses
 from ..schemas import AnalyzeResponse, Wind
@@ -48,7 +49,7 @@ async def analyze(
     if inline_image:
         body["image_base64"] = base64.b64encode(result.jpeg).decode("ascii")
     else:
-        image_id = state.images.put(result.jpeg)
+        image_id = await run_in_threadpool(state.images.put, result.jpeg)  # a database write: off the event loop
         body["image_url"] = request.url_for("annotated_image", image_id=image_id).path
     return body
 

@@ -39,12 +39,13 @@ def pipeline_in_threads():
 
 
 @pytest.fixture
-def make_client():
-    """make_client(**settings) -> a TestClient on a fresh app; closed after the test."""
+def make_client(tmp_path):
+    """make_client(**settings) -> a TestClient on a fresh app (its own data directory); closed after the test."""
     clients = []
 
     def make(raise_server_exceptions: bool = True, **overrides) -> TestClient:
-        settings = dataclasses.replace(Settings(), **{"inference_processes": False, **overrides})
+        data_dir = tmp_path / f"data-{len(clients)}"
+        settings = dataclasses.replace(Settings(), **{"inference_processes": False, "data_dir": data_dir, **overrides})
         client = TestClient(create_app(settings), raise_server_exceptions=raise_server_exceptions)
         client.__enter__()
         clients.append(client)

@@ -1,18 +1,42 @@
-"""Annotated images: an LRU store of the last N, served as JPEG by id."""
-from api.images import ImageStore
+"""Annotated images: the last N (for a while) in the service's database, served as JPEG by id."""
+import time
+
+from api.storage.images import DatabaseImageStore
+from api.storage.store import GameStore
 
 
-def test_the_store_keeps_the_last_n_and_a_read_counts_as_use():
-    store = ImageStore(size=2)
+def image_store(tmp_path, size: int, ttl_seconds: int = 3600) -> DatabaseImageStore:
+    engine = GameStore.open(tmp_path).engine
+    return DatabaseImageStore(lambda: engine, size, ttl_seconds)
+
+
+def test_the_store_keeps_the_last_n(tmp_path):
+    store = image_store(tmp_path, size=2)
     a, b = store.put(b"a"), store.put(b"b")
-    assert store.get(a) == b"a"  # a is now the most recently used
-    c = store.put(b"c")           # so b goes
-    assert (store.get(a), store.get(b), store.get(c)) == (b"a", None, b"c")
+    c = store.put(b"c")  # a, the oldest, goes
+    assert (store.get(a), store.get(b), store.get(c)) == (None, b"b", b"c")
     assert len(store) == 2
 
 
-def test_ids_are_long_random_and_url_safe():
-    store = ImageStore(size=10)
+def test_an_image_expires(tmp_path):
+    store = image_store(tmp_path, size=10, ttl_seconds=1)
+    image_id = store.put(b"a")
+    assert store.get(image_id) == b"a"
+    time.sleep(1.1)
+    assert store.get(image_id) is None
+    store.put(b"b")  # the expired one is dropped on the next put
+    assert len(store) == 1
+
+
+def test_images_outlive_the_app_and_are_shared_by_every_worker(make_client, tmp_path):
+    first = make_client(data_dir=tmp_path / "shared")
+    image_id = first.app.state.images.put(b"\xff\xd8shared")
+    second = make_client(data_dir=tmp_path / "shared")  # another worker, or the service restarted
+    assert second.get(f"/api/v1/images/{image_id}.jpg").content == b"\xff\xd8shared"
+
+
+def test_ids_are_long_random_and_url_safe(tmp_path):
+    store = image_store(tmp_path, size=10)
     ids = {store.put(b"x") for _ in range(10)}
     assert len(ids) == 10
     assert all(len(i) >= 20 and i.replace("-", "").replace("_", "").isalnum() for i in ids)

@@ -3,7 +3,7 @@ import re
 from pathlib import Path
 
 STATIC = Path(__file__).resolve().parents[2] / "api" / "static"
-PAGE_FILES = ["index.html", "app.js", "style.css"]
+PAGE_FILES = ["index.html", "app.js", "style.css", "games.js", "games.css"]
 
 
 def test_the_page_is_served_at_the_root_with_its_assets(client):

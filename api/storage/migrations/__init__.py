@@ -1,0 +1,1 @@
+"""Alembic migrations of the games tables, applied by `database.migrate` when the store opens."""
