@@ -43,12 +43,13 @@ class Settings:
     image_store_size: int = 64           # annotated images kept for /api/v1/images/{id}.jpg
     model_dir: Path | None = None        # None: the shipped model in models/
     token: str = field(default="", repr=False)  # non-empty: requests must show it (api/access.py)
+    inference_deadline: int = 60         # seconds an analysis may run in a worker; then 504 and a new worker
 
     ENV_PREFIX = "FANSHOT_"
 
     def __post_init__(self) -> None:
         for name in ("max_upload_bytes", "max_pixels", "annotated_max_side",
-                     "inference_workers", "image_store_size"):
+                     "inference_workers", "image_store_size", "inference_deadline"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
         if self.inference_queue < 0:
