@@ -45,15 +45,19 @@ def two_workers():
     pool.shutdown()
 
 
-def test_a_dead_worker_fails_its_own_job_alone_with_a_retryable_503(two_workers):
+def test_a_dead_worker_fails_its_own_job_alone_with_a_retryable_503():
     # before: the other worker's jobs failed too, each a 500 worker_lost without Retry-After
-    answers = run_together(two_workers, (die_after, 0.3), *[(pid_after, 0.2)] * 5)
-    lost, done = answers[0], answers[1:]
-    assert isinstance(lost, ApiError), answers
-    assert (lost.status, lost.code, lost.headers) == (503, "worker_lost", {"Retry-After": "1"})
-    assert all(isinstance(pid, int) for pid in done), answers
-    assert two_workers.status()["replaced"] == 1
-    assert isinstance(asyncio.run(two_workers.run(pid_after, 0)), int)  # the replacement works
+    pool = InferencePool(workers=2, queue=6, processes=True)
+    try:
+        answers = run_together(pool, (die_after, 0.3), *[(pid_after, 0.2)] * 5)
+        lost, done = answers[0], answers[1:]
+        assert isinstance(lost, ApiError), answers
+        assert (lost.status, lost.code, lost.headers) == (503, "worker_lost", {"Retry-After": "1"})
+        assert all(isinstance(pid, int) for pid in done), answers
+        assert pool.status()["replaced"] == 1
+        assert isinstance(asyncio.run(pool.run(pid_after, 0)), int)  # the replacement works
+    finally:
+        pool.shutdown()
 
 
 def test_a_stopped_worker_is_ended_at_the_deadline_and_the_others_go_on(two_workers):
