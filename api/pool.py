@@ -48,7 +48,7 @@ def _started(probe: Callable[[], object] | None) -> tuple[int, object]:
     return os.getpid(), probe() if probe is not None else None
 
 
-@dataclass
+@dataclass(eq=False)  # a worker is itself, whatever its state
 class _Slot:
     """One worker and its one-worker executor."""
     executor: Executor

@@ -149,6 +149,7 @@ def test_health_says_the_model_is_loaded_once_the_workers_loaded_it_before_any_p
     # before: model_loaded stayed false until the first photo
     _, url = server
     wait_for(lambda: (health(url) or {}).get("model_loaded") is True, 30, "model_loaded")
+    wait_for(lambda: ready(url), 30, "two ready workers")
     body = health(url)
     assert body["model"] and body["inference"]["ready"] == 2 and body["status"] == "ok"
 
@@ -181,3 +182,36 @@ def test_a_stopped_worker_costs_at_most_its_own_request_and_is_replaced(server):
     assert pids[1] not in after and len(after) == 2
     body = health(url)
     assert body["inference"]["admitted"] == 0 and body["inference"]["stuck"] == 0
+
+
+def test_clients_that_give_up_leave_the_line_and_stuck_workers_are_replaced(server):
+    # before: `admitted` stayed up after the clients left, and health said ok
+    process, url = server
+    wait_for(lambda: ready(url), 30, "two ready workers")
+    pids = worker_pids(process.pid)
+    photo = SYNTH_PHOTO.read_bytes()
+    started = time.monotonic()
+
+    def give_up() -> Exception | httpx.Response:
+        try:
+            return httpx.post(f"{url}/api/v1/detect", files={"image": ("hand.jpg", photo, "image/jpeg")}, timeout=1.5)
+        except httpx.HTTPError as exc:
+            return exc
+
+    with ThreadPoolExecutor(CLIENTS) as clients:
+        answers = [clients.submit(give_up) for _ in range(CLIENTS)]
+        time.sleep(0.2)
+        for pid in pids:  # both workers stopped, most likely in the middle of a detection
+            os.kill(pid, signal.SIGSTOP)
+        stopped = time.monotonic()
+        assert health(url)["status"] == "degraded"
+        results = [answer.result() for answer in answers]
+    assert any(isinstance(a, httpx.TimeoutException) for a in results), results
+    # those waiting for a worker left with their clients; those running wait for the deadline
+    wait_for(lambda: health(url)["inference"]["admitted"] <= 2, 1, "the waiting requests to leave")
+    assert time.monotonic() - stopped < DEADLINE
+    wait_for(lambda: ready(url), 30, "new workers")
+    body = health(url)
+    assert body["inference"]["admitted"] == 0 and body["inference"]["stuck"] == 0
+    assert not set(pids) & set(worker_pids(process.pid))
+    assert time.monotonic() - started < DEADLINE + 20
