@@ -36,7 +36,7 @@ def png16(side: int) -> bytes:
 
     ramp = (np.arange(side * side, dtype=np.uint32) % 65536).astype(np.uint16).reshape(side, side)
     buffer = io.BytesIO()
-    Image.fromarray(ramp, mode="I;16").save(buffer, format="PNG")
+    Image.fromarray(ramp).save(buffer, format="PNG")  # uint16: a 16-bit grey image
     return buffer.getvalue()
 
 
