@@ -173,15 +173,11 @@ class InferencePool:
     async def _take(self) -> _Slot:
         """A free worker; waits in line for one (leaving it if the client goes)."""
         self._ensure_slots()
-        gone = _client_gone.get()
         while not self._free:
             waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._waiters.append(waiter)
             try:
-                while not waiter.done():
-                    await asyncio.wait({waiter}, timeout=WAIT_POLL if gone is not None else None)
-                    if not waiter.done() and gone is not None and await gone():
-                        raise ApiError(499, "client_gone", "the client left before a worker was free")
+                await self._while_client_waits(waiter)
             except BaseException:
                 if waiter.done() and not waiter.cancelled():
                     self._wake()  # pass the turn on
@@ -192,6 +188,16 @@ class InferencePool:
                 if waiter in self._waiters:
                     self._waiters.remove(waiter)
         return self._free.pop()
+
+    @staticmethod
+    async def _while_client_waits(future: asyncio.Future[Any]) -> Any:
+        """`await future`, or ApiError 499 once the request's client has gone (`admission`)."""
+        gone = _client_gone.get()
+        while not future.done():
+            await asyncio.wait({future}, timeout=WAIT_POLL if gone is not None else None)
+            if not future.done() and gone is not None and await gone():
+                raise ApiError(499, "client_gone", "the client left before a worker was free")
+        return future.result()
 
     def _wake(self) -> None:
         while self._waiters:
@@ -215,10 +221,10 @@ class InferencePool:
         slot = await self._take()
         try:
             try:
-                await asyncio.wrap_future(slot.started)  # a new worker process loads the model first
+                await self._while_client_waits(asyncio.wrap_future(slot.started))  # a new worker loads the model
                 if slot.ended() or slot.stopped():  # a worker lost while idle: a new one, and this job is not lost
                     self._replace(slot, kill=True)
-                    await asyncio.wrap_future(slot.started)
+                    await self._while_client_waits(asyncio.wrap_future(slot.started))
                 try:
                     running = slot.executor.submit(job)
                 except BrokenProcessPool:

@@ -210,8 +210,7 @@ def test_clients_that_give_up_leave_the_line_and_stuck_workers_are_replaced(serv
     # those waiting for a worker left with their clients; those running wait for the deadline
     wait_for(lambda: health(url)["inference"]["admitted"] <= 2, 1, "the waiting requests to leave")
     assert time.monotonic() - stopped < DEADLINE
-    wait_for(lambda: ready(url), 30, "new workers")
-    body = health(url)
-    assert body["inference"]["admitted"] == 0 and body["inference"]["stuck"] == 0
+    wait_for(lambda: ready(url) and health(url)["inference"]["admitted"] == 0, 30, "new workers, no request left")
+    assert health(url)["inference"]["stuck"] == 0
     assert not set(pids) & set(worker_pids(process.pid))
     assert time.monotonic() - started < DEADLINE + 20
