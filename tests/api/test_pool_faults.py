@@ -64,7 +64,7 @@ def test_a_stopped_worker_is_ended_at_the_deadline_and_the_others_go_on(two_work
     # before: no deadline: the stopped worker's job never ended (and could stall the whole pool)
     started = time.monotonic()
     answers = run_together(two_workers, (stop_after, 0.2), *[(pid_after, 0.2)] * 5)
-    assert time.monotonic() - started < 8
+    assert time.monotonic() - started < 15  # two workers started, the deadline, under a loaded machine
     stuck, done = answers[0], answers[1:]
     assert isinstance(stuck, ApiError), answers
     assert (stuck.status, stuck.code, stuck.headers) == (504, "analysis_timeout", {"Retry-After": "1"})
