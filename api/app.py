@@ -12,7 +12,7 @@ from fastapi_offline import FastAPIOffline
 
 from .access import TokenMiddleware
 from .errors import install_handlers
-from .inference import Inference, start_worker
+from .inference import Inference, start_worker, worker_model
 from .middleware import AccessLogMiddleware, BodyLimitMiddleware
 from .pool import InferencePool
 from .routes import analyze, detect, games, health, images, label, labelstudio, rules, score
@@ -37,7 +37,8 @@ def _version() -> str:
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
     pool = InferencePool(settings.inference_workers, settings.inference_queue, processes=settings.inference_processes,
-                         initializer=start_worker, initargs=(settings,))
+                         initializer=start_worker, initargs=(settings,),
+                         deadline=settings.inference_deadline, probe=worker_model)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI):

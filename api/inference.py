@@ -78,6 +78,12 @@ def _worker_pipeline() -> Inference:
     return _worker
 
 
+def worker_model() -> tuple[bool, str | None]:
+    """The pool's probe of a new worker process: has it loaded the model, and its name."""
+    pipeline = _worker_pipeline()
+    return pipeline.model_loaded(), pipeline.model_name()
+
+
 def detect_job(data: bytes) -> FromWorker[dict[str, Any]]:
     """`Inference.detect` on a worker process's pipeline."""
     pipeline = _worker_pipeline()
@@ -105,6 +111,15 @@ class Inference:
     def model_name(self) -> str | None:
         """The loaded model's name (model.json provenance.name), None before it is loaded."""
         return self._model_name
+
+    def model_status(self, pool: InferencePool) -> tuple[bool, str | None]:
+        """Is the model loaded, and its name: in worker processes, as the workers said when they
+        started (`worker_model`), else as this process loaded it."""
+        if pool.processes:
+            for report in pool.reports():
+                if isinstance(report, tuple) and report[0]:
+                    self._model_loaded, self._model_name = True, report[1]
+        return self._model_loaded, self._model_name
 
     async def detect_in(self, pool: InferencePool, data: bytes) -> dict[str, Any]:
         """`detect` in one of `pool`'s workers: a thread of this process, or a worker process

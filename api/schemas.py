@@ -281,14 +281,19 @@ class InferenceStatus(BaseModel):
     workers: int
     queue: int
     admitted: int
+    ready: int = Field(0, description="workers started and ready (in worker processes: the model loaded)")
+    starting: int = Field(0, description="workers starting (loading the model)")
+    stuck: int = Field(0, description="workers stopped, or running one analysis past the deadline")
+    replaced: int = Field(0, description="workers replaced since the start (lost or stuck)")
 
 
 class HealthResponse(BaseModel):
-    status: Literal["ok"]
+    status: Literal["ok", "degraded"] = Field(description="degraded: a worker is stuck or being replaced "
+                                                          "(photos are slower or answer 503/504 meanwhile)")
     version: str
     model_loaded: bool
     model: str | None = Field(None, description="the loaded detector's name (models/model.json provenance.name, e.g. "
-                                                "fanshot-tiles-m24); null until the first photo loads it")
+                                                "fanshot-tiles-m24); null until a worker has loaded it")
     inference: InferenceStatus
 
 

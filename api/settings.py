@@ -48,12 +48,13 @@ class Settings:
     trusted_proxies: str = ""            # comma-separated addresses/networks whose X-Forwarded-For is believed
     data_dir: Path | None = None         # the games' SQLite database (api/storage/); None: default_data_dir()
     database_url: str = field(default="", repr=False)  # non-empty: the games' database (postgresql://...)
+    inference_deadline: int = 60         # seconds an analysis may run in a worker; then 504 and a new worker
 
     ENV_PREFIX = "FANSHOT_"
 
     def __post_init__(self) -> None:
         for name in ("max_upload_bytes", "max_pixels", "annotated_max_side",
-                     "inference_workers", "image_store_size", "image_ttl_seconds"):
+                     "inference_workers", "image_store_size", "image_ttl_seconds", "inference_deadline"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
         if self.inference_queue < 0:

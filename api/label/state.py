@@ -4,25 +4,78 @@ connection settings Label Studio sent to /labelstudio/setup.
 `configure_labelling(app, folder, detector=...)` sets them (the `fanshot label DIR` command and
 the tests do); otherwise the folder comes from FANSHOT_LABEL_DIR on first use and the detector
 is the one of the app's settings (the shipped model by default).
+
+Every detector call of the labelling tool (pre-labels, Label Studio predictions) is `detect_photo`:
+on an app with the service's inference pool (create_app) it runs there, inside the pool's
+admission limit, as the photo routes do.
 """
 from __future__ import annotations
 
 import os
 from typing import Any
 
+import anyio
+import anyio.from_thread
 from fastapi import FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
 
+from api.errors import ApiError
 from api.label.errors import LabelError
-from api.label.store import LabelStore
+from api.label.store import DetectorUnavailable, LabelStore
 from api.settings import LABEL_DIR_ENV, Settings, label_dir_from_env
 
 
 def configure_labelling(app: FastAPI, folder: str | os.PathLike[str], detector: Any = None) -> LabelStore:
     """Point the app's labelling routes at `folder`; `detector` replaces the real one (tests)."""
     app.state.label_detector = detector
-    store = LabelStore(folder, detector_factory=lambda: app_detector(app))
+    store = LabelStore(folder, photo_detector=lambda data: _detect_from_thread(app, data))
     app.state.label_store = store
     return store
+
+
+async def detect_photo(app: FastAPI, data: bytes) -> dict:
+    """vision.detector.detect_photo's answer for a photo's bytes (`{"width", "height", "detections"}`):
+    in the app's inference pool if it has one (503 busy when it is full), else in a thread here.
+    Raises DetectorUnavailable when there is no model, ApiError for a photo refused (413/415/422)."""
+    pool = getattr(app.state, "pool", None)
+    if pool is None:  # the labelling routes alone (tests)
+        return await run_in_threadpool(_detect_here, app, data)
+    stand_in = getattr(app.state, "label_detector", None)
+    async with pool.admission():
+        if stand_in is not None:  # tests: the pool runs in threads
+            return await pool.execute(_detect_with, stand_in, data, app.state.settings.max_pixels)
+        try:
+            result: dict = await app.state.inference.detect_in(pool, data)
+        except ApiError as exc:
+            if exc.code == "model_not_found":
+                raise DetectorUnavailable(exc.message) from None
+            raise
+        return result
+
+
+def _detect_from_thread(app: FastAPI, data: bytes) -> dict:
+    """`detect_photo` for the store, which runs in a worker thread of the event loop (a sync route);
+    called outside one (a script on the store), in this thread."""
+    try:
+        return anyio.from_thread.run(detect_photo, app, data)
+    except anyio.NoEventLoopError:
+        return _detect_here(app, data)
+
+
+def _detect_here(app: FastAPI, data: bytes) -> dict:
+    try:
+        detector = app_detector(app)
+    except Exception as exc:  # no model in models/ yet, a broken model file ...
+        raise DetectorUnavailable(str(exc)) from exc
+    return _detect_with(detector, data)
+
+
+def _detect_with(detector: Any, data: bytes, max_pixels: int | None = None) -> dict:
+    from api.inference import image_errors
+    from vision.detector import detect_photo as detect
+
+    with image_errors():
+        return detect(detector, data, max_pixels=max_pixels)
 
 
 def app_detector(app: FastAPI) -> Any:
@@ -57,12 +110,25 @@ def optional_store(request: Request) -> LabelStore | None:
     return getattr(request.app.state, "label_store", None)
 
 
-def get_detector(request: Request) -> Any:
-    """The labelling tool's detector; 503 when it cannot be loaded."""
+def detector_version(request: Request) -> str:
+    """The labelling tool's model version, read without loading the model here (the pool's workers
+    load it); 503 when there is no model."""
+    from api.label.studio import model_version
+    from vision.model_spec import ModelNotFoundError, read_model_spec
+
+    stand_in = getattr(request.app.state, "label_detector", None)
+    if stand_in is not None:
+        return model_version(getattr(stand_in, "spec", None), getattr(stand_in, "model_version", None))
+    settings: Settings | None = getattr(request.app.state, "settings", None)
     try:
-        return app_detector(request.app)
-    except Exception as exc:  # no model in models/ yet, a broken model file ...
-        raise LabelError("no_detector", f"the detector is not available: {exc}", 503) from exc
+        _, spec = read_model_spec(settings.model_dir if settings is not None else None)
+    except (ModelNotFoundError, ValueError, KeyError) as exc:  # none in models/ yet, a broken model.json
+        raise no_detector(exc) from exc
+    return model_version(spec)
+
+
+def no_detector(exc: Exception) -> LabelError:
+    return LabelError("no_detector", f"the detector is not available: {exc}", 503)
 
 
 def label_studio_connection(request: Request) -> dict[str, str]:

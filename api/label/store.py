@@ -30,6 +30,7 @@ from glob import escape as glob_escape
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Callable
 
+from api.errors import ApiError
 from api.label.boxes import (
     boxes_to_yolo,
     check_inside,
@@ -61,24 +62,27 @@ if TYPE_CHECKING:
     from vision.detections import TileDetector
 
 
-class _NoDetector(Exception):
+class DetectorUnavailable(Exception):
     """The detector cannot be loaded (no model yet); the image opens without pre-labels."""
 
 
 class LabelStore:
     """Labels of the images of one folder; thread-safe."""
 
-    def __init__(self, root: str | os.PathLike, detector_factory: Callable[[], TileDetector] | None = None):
+    def __init__(self, root: str | os.PathLike, detector_factory: Callable[[], TileDetector] | None = None,
+                 photo_detector: Callable[[bytes], dict] | None = None):
         root_path = Path(root)
         if not root_path.is_dir():
             raise LabelError("not_a_folder", f"{root} is not a folder", 400)
         self.root = root_path.resolve()
         self._detector_factory = detector_factory or _shipped_detector
+        # bytes -> vision.detector.detect_photo's answer; the server's runs in its inference pool
+        self._photo_detector = photo_detector
         self._lock = threading.RLock()
 
     def use_detector(self, detector: TileDetector) -> None:
-        """Pre-label with `detector` from now on."""
-        self._detector_factory = lambda: detector
+        """Pre-label with `detector` from now on (here, in the calling thread)."""
+        self._detector_factory, self._photo_detector = (lambda: detector), None
 
     # paths ---------------------------------------------------------------
 
@@ -302,7 +306,7 @@ class LabelStore:
                 return self._state(rel, image)
         try:
             found, size = self._detect(rel)
-        except _NoDetector as exc:
+        except DetectorUnavailable as exc:
             return self._state(rel, image, [f"no pre-labels: the detector is not available ({exc})"])
         with self._lock:
             if not self.label_path(image).is_file():
@@ -344,16 +348,25 @@ class LabelStore:
         from vision.decode import ImageError
         from vision.detector import detect_photo
 
-        try:
-            detector = self._detector_factory()
-        except Exception as exc:  # no model shipped yet, a broken model file ...
-            raise _NoDetector(str(exc)) from exc
-        data = self.read_image(rel)
-        try:
-            # read as every photo is (vision.photo.read_photo); boxes come back scaled
-            result = detect_photo(detector, data)
-        except ImageError as exc:
-            raise LabelError(exc.code, f"{rel}: {exc.message}", exc.status) from exc
+        if self._photo_detector is not None:
+            data = self.read_image(rel)
+            try:
+                result = self._photo_detector(data)
+            except ApiError as exc:  # a photo refused; a full pool's 503 goes on as it is
+                if exc.status not in (413, 415, 422):
+                    raise
+                raise LabelError(exc.code, f"{rel}: {exc.message}", exc.status) from exc
+        else:
+            try:
+                detector = self._detector_factory()
+            except Exception as exc:  # no model shipped yet, a broken model file ...
+                raise DetectorUnavailable(str(exc)) from exc
+            data = self.read_image(rel)
+            try:
+                # read as every photo is (vision.photo.read_photo); boxes come back scaled
+                result = detect_photo(detector, data)
+            except ImageError as exc:
+                raise LabelError(exc.code, f"{rel}: {exc.message}", exc.status) from exc
         width, height = result["width"], result["height"]
         found = [d for d in result["detections"] if d.get("tile") in CLASS_ID]
         return found, (width, height)

@@ -15,7 +15,7 @@ Where task images come from: api/label/task_images.py.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ElementTree
-from typing import Any, cast
+from typing import Any
 
 from api.label.errors import LabelError
 from api.label.store import LabelStore
@@ -25,10 +25,10 @@ from vision.classes import CLASS_ID
 MODEL_CLASS = "FanshotTileDetector"
 
 
-def model_version(detector: Any) -> str:
-    """A name for the model: its `model_version`, else the version or format in models/model.json."""
-    spec = getattr(detector, "spec", None) or {}
-    version = getattr(detector, "model_version", None) or spec.get("version") or spec.get("format")
+def model_version(spec: dict[str, Any] | None, name: str | None = None) -> str:
+    """A name for the model: `name` if given, else the version or format in its model.json `spec`."""
+    spec = spec or {}
+    version = name or spec.get("version") or spec.get("format")
     return str(version or "fanshot-detector")
 
 
@@ -63,29 +63,24 @@ def label_for(code: str, labels: list[str]) -> str | None:
     return next((label for label in labels if try_code(label) == code), None)
 
 
-def predict_task(task: object, config: dict[str, Any], detector: Any, store: LabelStore | None,
-                 connection: dict[str, str]) -> dict[str, Any]:
-    """One Label Studio prediction for one task."""
-    from vision.decode import ImageError, probe_image
-    from vision.photo import read_photo
-
+def task_photo(task: object, config: dict[str, Any], store: LabelStore | None,
+               connection: dict[str, str]) -> tuple[str, bytes]:
+    """A task's name for messages and its image's bytes (api/label/task_images.py)."""
     if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
         raise LabelError("bad_task", "each task must be an object with 'data'", 422)
     where = f"task {task.get('id', '?')}"
-    url = task["data"].get(config["value_key"])
     try:
-        data = task_image(url, store, connection)
-        original_width, original_height = probe_image(data)
-        photo = read_photo(data)  # percentages do not depend on the scale
-        rgb, found = photo.image, detector.detect(photo.image, photo=photo).tiles
-    except ImageError as exc:
-        raise LabelError(exc.code, f"{where}: {exc.message}", exc.status) from exc
+        return where, task_image(task["data"].get(config["value_key"]), store, connection)
     except LabelError as exc:
         raise LabelError(exc.code, f"{where}: {exc.message}", exc.status) from exc
-    found_tiles = cast(list[dict[str, Any]], found)
-    height, width = rgb.shape[:2]
+
+
+def prediction(found: dict[str, Any], config: dict[str, Any], version: str) -> dict[str, Any]:
+    """One Label Studio prediction from the detector's answer for the task's photo
+    (vision.detector.detect_photo: `{"width", "height", "detections"}`, boxes in its pixels)."""
+    width, height = found["width"], found["height"]
     result, scores = [], []
-    for index, tile in enumerate(found_tiles):
+    for index, tile in enumerate(found["detections"]):
         label = label_for(tile.get("tile", ""), config["labels"])
         if label is None or tile.get("tile") not in CLASS_ID:
             continue
@@ -96,7 +91,7 @@ def predict_task(task: object, config: dict[str, Any], detector: Any, store: Lab
                  "height": 100 * (y2 - y1) / height, "rotation": 0, "rectanglelabels": [label]}
         result.append({"id": f"fanshot-{index}", "from_name": config["from_name"],
                        "to_name": config["to_name"], "type": "rectanglelabels",
-                       "original_width": original_width, "original_height": original_height, "image_rotation": 0,
+                       "original_width": width, "original_height": height, "image_rotation": 0,
                        "value": value, "score": score})
     # The task's score is its least confident box, so Label Studio can sort the doubtful first.
-    return {"result": result, "score": min(scores) if scores else 0.0, "model_version": model_version(detector)}
+    return {"result": result, "score": min(scores) if scores else 0.0, "model_version": version}

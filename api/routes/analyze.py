@@ -42,7 +42,7 @@ async def analyze(
                "fourth_tile": fourth_tile}
     extra: dict[str, Any] = {"dealer": dealer, "first_turn": first_turn, "wild_tile": wild_tile}
     context.update({key: value for key, value in extra.items() if value is not None})  # the rule set judges them
-    async with state.pool.admission():  # a place in the pool before the upload is read into memory
+    async with state.pool.admission(request.is_disconnected):  # a place before the upload is read into memory
         data = await read_image_upload(image, state.settings.max_upload_bytes)
         result = await state.inference.analyze_in(state.pool, data, context, rules)
     body = dict(result.analysis)

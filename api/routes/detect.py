@@ -14,7 +14,7 @@ router = APIRouter(tags=["photos"])
 async def detect(request: Request, image: UploadFile = File(description="a JPEG, PNG, WebP or HEIC photo")) -> dict:
     state = request.app.state
     await check_form_fields(request, FIELDS)
-    async with state.pool.admission():  # a place in the pool before the upload is read into memory
+    async with state.pool.admission(request.is_disconnected):  # a place before the upload is read into memory
         data = await read_image_upload(image, state.settings.max_upload_bytes)
         return await state.inference.detect_in(state.pool, data)
 

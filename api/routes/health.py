@@ -8,13 +8,19 @@ router = APIRouter(tags=["service"])
 
 
 @router.get("/health", response_model=HealthResponse, summary="Is the service up")
-def health(request: Request) -> HealthResponse:
+async def health(request: Request) -> HealthResponse:
+    """On the event loop, as the pool is: idle workers that ended or were stopped are replaced here."""
     state = request.app.state
+    pool = state.pool
+    pool.renew_idle()
+    workers = pool.status()
+    loaded, name = state.inference.model_status(pool)
     return HealthResponse(
-        status="ok",
+        status="degraded" if workers["degraded"] else "ok",
         version=state.version,
-        model_loaded=state.inference.model_loaded(),
-        model=state.inference.model_name(),
-        inference=InferenceStatus(workers=state.pool.workers, queue=state.pool.queue,
-                                  admitted=state.pool.admitted),
+        model_loaded=loaded,
+        model=name,
+        inference=InferenceStatus(workers=pool.workers, queue=pool.queue, admitted=pool.admitted,
+                                  ready=workers["ready"], starting=workers["starting"], stuck=workers["stuck"],
+                                  replaced=workers["replaced"]),
     )

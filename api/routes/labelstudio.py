@@ -7,10 +7,12 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 
+from api.errors import ApiError
 from api.json_body import JsonBodyError, read_json_body
 from api.label.errors import LabelError, openapi_errors
-from api.label.state import get_detector, label_studio_connection, optional_store
-from api.label.studio import MODEL_CLASS, model_version, parse_label_config, predict_task
+from api.label.state import detect_photo, detector_version, label_studio_connection, no_detector, optional_store
+from api.label.store import DetectorUnavailable
+from api.label.studio import MODEL_CLASS, parse_label_config, prediction, task_photo
 
 router = APIRouter(prefix="/labelstudio", tags=["label studio"])
 
@@ -47,7 +49,7 @@ PREDICT_BODY = {"requestBody": {"required": True, "content": {"application/json"
 @router.post("/setup", openapi_extra=SETUP_BODY, responses=openapi_errors(400, 422, 503))
 async def setup(request: Request):
     body = await _json_body(request)
-    detector = get_detector(request)
+    version = detector_version(request)
     connection = label_studio_connection(request)
     for key in ("hostname", "access_token"):
         if key in body and not isinstance(body[key], str):
@@ -55,7 +57,7 @@ async def setup(request: Request):
         if body.get(key):
             connection[key] = body[key]
     request.app.state.label_studio_settings = connection
-    return {"model_version": model_version(detector)}
+    return {"model_version": version}
 
 
 @router.post("/predict", openapi_extra=PREDICT_BODY,
@@ -66,12 +68,22 @@ async def predict(request: Request):
     if not isinstance(tasks, list):
         raise LabelError("bad_request", "'tasks' must be a list of Label Studio tasks", 422)
     config = parse_label_config(body.get("label_config"))
-    detector = get_detector(request)
+    version = detector_version(request)
     store = optional_store(request)
     connection = label_studio_connection(request)
-    results = await run_in_threadpool(
-        lambda: [predict_task(task, config, detector, store, connection) for task in tasks])
-    return {"results": results, "model_version": model_version(detector)}
+    results = []
+    for task in tasks:  # one at a time, each in the inference pool as a photo of /api/v1/detect
+        where, data = await run_in_threadpool(task_photo, task, config, store, connection)
+        try:
+            found = await detect_photo(request.app, data)
+        except DetectorUnavailable as exc:
+            raise no_detector(exc) from exc
+        except ApiError as exc:
+            if exc.status not in (413, 415, 422):  # a full pool's 503 goes on as it is
+                raise
+            raise LabelError(exc.code, f"{where}: {exc.message}", exc.status) from exc
+        results.append(prediction(found, config, version))
+    return {"results": results, "model_version": version}
 
 
 @router.post("/webhook")

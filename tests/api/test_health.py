@@ -4,7 +4,8 @@ def test_health_reports_version_model_and_pool(make_client):
     assert body["status"] == "ok"
     assert body["version"] == client.app.version
     assert body["model_loaded"] is False and body["model"] is None  # nothing has asked for the model yet
-    assert body["inference"] == {"workers": 3, "queue": 5, "admitted": 0}
+    assert body["inference"] == {"workers": 3, "queue": 5, "admitted": 0, "ready": 0, "starting": 0, "stuck": 0,
+                                 "replaced": 0}
 
 
 def test_docs_and_schema_are_served(client):

@@ -174,6 +174,7 @@ def test_a_hand_entered_by_hand_is_scored_at_once_on_every_change(page):
     for code in ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "B1", "B2", "B3", "B5"]:
         page.click(f'#palette .tile[data-tile="{code}"]')  # the palette stays up while adding
     page.click("#sheet-close")
+    page.wait_for_function("() => document.getElementById('score-error').textContent")
     assert page.inner_text("#score-error")  # no winning tile yet: the page says so
     page.click("#win-tile .tile.add")
     page.click('#palette .tile[data-tile="B5"]')
@@ -306,4 +307,6 @@ def test_a_total_the_flowers_lift_to_the_minimum_says_they_do_not_count(page):
     assert shown_total(page) == "8"  # 8 with the flowers, still under the minimum without them
     assert page.inner_text("#minimum") == "不够8番起和（花牌不计入：5番）"
     page.click("#lang")
-    assert page.inner_text("#minimum") == "Below the 8 fan minimum (5 without the flowers, which do not count)"
+    english = "Below the 8 fan minimum (5 without the flowers, which do not count)"
+    page.wait_for_function("(t) => document.getElementById('minimum').textContent === t", arg=english)
+    assert page.inner_text("#minimum") == english

@@ -30,7 +30,7 @@ def test_an_api_error_pickles_whole():
                                                                                   {"X": "1"}, {"found": 13})
 
 
-def test_a_worker_process_that_dies_is_a_500_and_is_replaced():
+def test_a_worker_process_that_dies_is_a_retryable_503_and_is_replaced():
     pool = InferencePool(workers=1, queue=0, processes=True)
 
     async def main():
@@ -44,7 +44,7 @@ def test_a_worker_process_that_dies_is_a_500_and_is_replaced():
     finally:
         pool.shutdown()
     assert first != os.getpid() and second not in (first, os.getpid())
-    assert (error.status, error.code) == (500, "worker_lost")
+    assert (error.status, error.code, error.headers) == (503, "worker_lost", {"Retry-After": "1"})
 
 
 def test_a_worker_process_ignores_ctrl_c(tmp_path):
