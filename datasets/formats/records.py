@@ -21,6 +21,10 @@ class DatasetError(ValueError):
     """A dataset that cannot be read or written (missing files, bad JSON, unknown classes)."""
 
 
+class ImageNotFoundError(DatasetError):
+    """An image a writer must copy is not where the source names it."""
+
+
 def round_coord(v: float) -> float:
     r = round(float(v), 2)
     return float(int(r)) if r == int(r) else r

@@ -1,4 +1,4 @@
-"""YOLO datasets: a folder with data.yaml, images/ and labels/ (one line per box, normalised xywh)."""
+"""YOLO datasets: a folder with data.yaml (or classes.txt), images/ and labels/ (one line per box, normalised xywh)."""
 from __future__ import annotations
 
 import math
@@ -7,11 +7,35 @@ from pathlib import Path
 import yaml
 
 from datasets.classmap import CLASS_ID, CLASSES, ClassMapError, remap_names
-from datasets.formats.records import IMAGE_SUFFIXES, DatasetError, check_records, clean_box, image_size, place_image
+from datasets.formats.records import (
+    IMAGE_SUFFIXES,
+    DatasetError,
+    ImageNotFoundError,
+    check_records,
+    clean_box,
+    image_size,
+    place_image,
+)
+
+
+def yolo_names_file(root: Path) -> Path | None:
+    """Where a YOLO folder names its classes: data.yaml, else classes.txt (Label Studio's and
+    X-AnyLabeling's exports: one name a line, the line number is the class id)."""
+    return next((root / name for name in ("data.yaml", "classes.txt") if (root / name).is_file()), None)
 
 
 def yolo_class_names(data_yaml: Path) -> list[str]:
-    """The class names of a YOLO data.yaml (a list or an {id: name} map), in id order."""
+    """The class names of a YOLO data.yaml (a list or an {id: name} map) or classes.txt, in id order."""
+    if data_yaml.suffix == ".txt":
+        try:
+            names = [line.strip() for line in data_yaml.read_text().splitlines()]
+        except (OSError, UnicodeDecodeError) as exc:
+            raise DatasetError(f"cannot read {data_yaml}: {exc}") from exc
+        while names and not names[-1]:
+            names.pop()
+        if not names or not all(names):
+            raise DatasetError(f"{data_yaml}: expected one class name a line")
+        return names
     try:
         data = yaml.safe_load(data_yaml.read_text())
     except (OSError, yaml.YAMLError) as exc:
@@ -73,16 +97,21 @@ def read_yolo(directory: str | Path) -> list[dict]:
     A record has `ignore` too when the folder has ignore/NAME.txt (the same lines): regions an
     evaluation does not score, such as `fanshot synth`'s strays cut by the frame."""
     root = Path(directory)
-    data_yaml = root / "data.yaml"
-    if not data_yaml.is_file():
-        raise DatasetError(f"{root} is not a YOLO dataset: no data.yaml")
+    names_file = yolo_names_file(root)
+    if names_file is None:
+        raise DatasetError(f"{root} is not a YOLO dataset: no data.yaml or classes.txt")
     try:
-        codes = remap_names(yolo_class_names(data_yaml))
+        codes = remap_names(yolo_class_names(names_file))
     except ClassMapError as exc:
-        raise DatasetError(f"{data_yaml}: {exc}") from exc
+        raise DatasetError(f"{names_file}: {exc}") from exc
     image_dir = root / "images"
     if not image_dir.is_dir():
         raise DatasetError(f"{root} has no images/ folder")
+    labels = root / "labels"
+    if labels.is_dir() and any(labels.rglob("*.txt")) and not any(
+            p.suffix.lower() in IMAGE_SUFFIXES for p in image_dir.rglob("*")):
+        raise DatasetError(f"{root}: labels/ but no images in images/ (from Label Studio, export "
+                           "'YOLO with images')")
     dataset = []
     for img in sorted(p for p in image_dir.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES):
         rel = img.relative_to(image_dir)
@@ -140,7 +169,7 @@ def write_yolo(dataset: list[dict], directory: str | Path, copy_images: bool = T
         seen.add(name)
         if copy_images:
             if not Path(rec["file"]).is_file():
-                raise DatasetError(f"image not found: {rec['file']}")
+                raise ImageNotFoundError(f"image not found: {rec['file']}")
             place_image(rec["file"], root / "images" / name)
         lines = yolo_label_lines(rec)
         (root / "labels" / Path(name).with_suffix(".txt")).write_text("".join(line + "\n" for line in lines))

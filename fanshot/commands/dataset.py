@@ -132,6 +132,10 @@ def _convert(args) -> int:
         if image_root is None and args.to != "yolo":
             image_root = str(Path(args.dst).resolve().parent)
         formats.write_dataset(data, args.dst, args.to, image_root=image_root, copy_images=not args.no_copy)
+    except formats.ImageNotFoundError as exc:
+        where = f" ({args.images} was given)" if args.images else ""
+        return _fail(f"{exc}: give the folder of the source's images with --images DIR{where}, "
+                     "or --no-copy to write the labels only")
     except (formats.DatasetError, OSError) as exc:
         return _fail(str(exc))
     print(f"{len(data)} images, {sum(len(r['boxes']) for r in data)} boxes -> {args.dst} ({args.to})")
