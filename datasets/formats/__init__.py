@@ -10,7 +10,7 @@ other tools' class names on reading). Readers set "file" to the image's path on
 disk when it can be found, else to the name the format gives. Writers store the
 image's name relative to `image_root` when given, else its base name.
 
-    read_yolo(dir) / write_yolo(dataset, dir, copy_images=True)   (names: data.yaml or classes.txt)
+    read_yolo(dir, image_dir=None) / write_yolo(dataset, dir, copy_images=True)   (names: data.yaml or classes.txt)
     read_coco(path, image_dir=None) / write_coco(dataset, path, image_root=None)
     read_labelstudio(path, image_dir=None) / write_labelstudio(dataset, path, ...)
     read_dataset(path, fmt=None) / write_dataset(dataset, path, fmt)
@@ -90,7 +90,7 @@ def detect_format(path: str | Path) -> str:
 def read_dataset(path: str | Path, fmt: str | None = None, image_dir: str | Path | None = None) -> list[dict]:
     fmt = fmt or detect_format(path)
     if fmt == "yolo":
-        return read_yolo(path)
+        return read_yolo(path, image_dir)
     if fmt == "coco":
         return read_coco(path, image_dir)
     if fmt == "labelstudio":

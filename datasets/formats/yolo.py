@@ -92,8 +92,10 @@ def polygon_box(fields: tuple[str, ...]) -> tuple[str, str, str, str]:
     return cx, cy, w, h
 
 
-def read_yolo(directory: str | Path) -> list[dict]:
-    """A YOLO folder (data.yaml with names, images/, labels/ with `cls cx cy w h` normalised).
+def read_yolo(directory: str | Path, image_dir: str | Path | None = None) -> list[dict]:
+    """A YOLO folder (data.yaml or classes.txt with names, images/, labels/ with `cls cx cy w h`
+    normalised). A folder whose images/ is empty (Label Studio's YOLO export without images) is
+    read with `image_dir`: each label's image is the file of the same name below it.
     A record has `ignore` too when the folder has ignore/NAME.txt (the same lines): regions an
     evaluation does not score, such as `fanshot synth`'s strays cut by the frame."""
     root = Path(directory)
@@ -104,17 +106,15 @@ def read_yolo(directory: str | Path) -> list[dict]:
         codes = remap_names(yolo_class_names(names_file))
     except ClassMapError as exc:
         raise DatasetError(f"{names_file}: {exc}") from exc
-    image_dir = root / "images"
-    if not image_dir.is_dir():
+    images = root / "images"
+    if not images.is_dir():
         raise DatasetError(f"{root} has no images/ folder")
-    labels = root / "labels"
-    if labels.is_dir() and any(labels.rglob("*.txt")) and not any(
-            p.suffix.lower() in IMAGE_SUFFIXES for p in image_dir.rglob("*")):
-        raise DatasetError(f"{root}: labels/ but no images in images/ (from Label Studio, export "
-                           "'YOLO with images')")
+    pairs = [(img, img.relative_to(images)) for img in sorted(images.rglob("*"))
+             if img.suffix.lower() in IMAGE_SUFFIXES]
+    if not pairs and (root / "labels").is_dir():
+        pairs = _images_of_labels(root / "labels", image_dir)
     dataset = []
-    for img in sorted(p for p in image_dir.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES):
-        rel = img.relative_to(image_dir)
+    for img, rel in pairs:
         label = (root / "labels" / rel).with_suffix(".txt")
         width, height = image_size(img)
         record = {"file": str(img), "width": width, "height": height,
@@ -124,6 +124,27 @@ def read_yolo(directory: str | Path) -> list[dict]:
             record["ignore"] = ignore
         dataset.append(record)
     return dataset
+
+
+def _images_of_labels(labels: Path, image_dir: str | Path | None) -> list[tuple[Path, Path]]:
+    """(image, label path relative to labels/) for each label file, its image found by name below
+    `image_dir`; DatasetError naming what is missing."""
+    files = sorted(labels.rglob("*.txt"))
+    if not files:
+        return []
+    if image_dir is None:
+        raise DatasetError(f"{labels.parent}: labels/ but no images in images/: give the images' folder with "
+                           "--images (for Label Studio: its media folder, or export 'YOLO with images')")
+    found: dict[str, Path] = {}
+    for img in sorted(Path(image_dir).rglob("*")):
+        if img.suffix.lower() in IMAGE_SUFFIXES:
+            found.setdefault(img.stem, img)
+    pairs = []
+    for label in files:
+        if label.stem not in found:
+            raise DatasetError(f"{label}: no image named {label.stem}.* below {image_dir}")
+        pairs.append((found[label.stem], label.relative_to(labels)))
+    return pairs
 
 
 def _yolo_boxes(label: Path, codes: list[str], width: int, height: int) -> list[dict]:

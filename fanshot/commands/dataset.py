@@ -43,7 +43,8 @@ def register(subparsers) -> None:
     c.add_argument("dst", help="output folder (yolo) or JSON file (coco, labelstudio)")
     c.add_argument("--to", required=True, choices=["yolo", "coco", "labelstudio"])
     c.add_argument("--from", dest="src_format", choices=["yolo", "coco", "labelstudio"], help="default: guessed")
-    c.add_argument("--images", help="folder of the images of a JSON source (default: next to the JSON)")
+    c.add_argument("--images", help="folder of the images of a JSON source (default: next to the JSON), or of a "
+                   "YOLO folder without images (Label Studio: its media folder, ~/.local/share/label-studio/media)")
     c.add_argument("--image-root", help="JSON outputs: store image paths relative to this folder "
                    "(default: the output file's folder, so the paths resolve from there)")
     c.add_argument("--no-copy", action="store_true", help="yolo output: write labels only, not images")
