@@ -28,14 +28,14 @@ def yolo_class_names(data_yaml: Path) -> list[str]:
     """The class names of a YOLO data.yaml (a list or an {id: name} map) or classes.txt, in id order."""
     if data_yaml.suffix == ".txt":
         try:
-            names = [line.strip() for line in data_yaml.read_text().splitlines()]
+            lines = [line.strip() for line in data_yaml.read_text().splitlines()]
         except (OSError, UnicodeDecodeError) as exc:
             raise DatasetError(f"cannot read {data_yaml}: {exc}") from exc
-        while names and not names[-1]:
-            names.pop()
-        if not names or not all(names):
+        while lines and not lines[-1]:
+            lines.pop()
+        if not lines or not all(lines):
             raise DatasetError(f"{data_yaml}: expected one class name a line")
-        return names
+        return lines
     try:
         data = yaml.safe_load(data_yaml.read_text())
     except (OSError, yaml.YAMLError) as exc:
