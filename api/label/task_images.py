@@ -2,7 +2,8 @@
 
 A `data:` URI, a file of the labelling folder (Label Studio local files
 `/data/local-files/?d=...`, or a path inside the folder), or a fetch from Label Studio itself
-(`/data/upload/...`) at LABEL_STUDIO_URL with the key LABEL_STUDIO_API_KEY (a Personal Access
+(`/data/upload/...`) at LABEL_STUDIO_URL (else at the `hostname` Label Studio sent to /setup, when
+/setup came from that host's address) with the key LABEL_STUDIO_API_KEY (a Personal Access
 Token or a legacy token: api/label/studio_auth.py). Absolute URLs on
 other hosts are fetched only from hosts named in FANSHOT_IMAGE_HOSTS, and redirects followed only
 to those hosts or to public addresses (api.settings.LabelStudioSettings).
@@ -53,6 +54,30 @@ def public_address(host: str) -> bool:
     except (OSError, UnicodeError):
         return False
     return bool(infos) and all(ipaddress.ip_address(str(info[4][0]).split("%")[0]).is_global for info in infos)
+
+
+def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        address = ipaddress.ip_address(text.split("%")[0])
+    except ValueError:
+        return None
+    mapped = getattr(address, "ipv4_mapped", None)
+    return mapped or address
+
+
+def sent_from_host(url: str, peer: str) -> bool:
+    """Whether `url`'s host resolves to `peer`, the address a request came from: Label Studio's
+    /setup names its own address (`hostname`), and one who names an address other than their
+    own could make Fanshot fetch from inside its network, so only the sender's own is trusted."""
+    host = urllib.parse.urlsplit(url).hostname if url else None
+    sender = _address(peer)
+    if not host or sender is None or urllib.parse.urlsplit(url).scheme not in ("http", "https"):
+        return False
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except (OSError, UnicodeError):
+        return False
+    return any(_address(str(info[4][0])) == sender for info in infos)
 
 
 class _Redirects(urllib.request.HTTPRedirectHandler):
@@ -158,7 +183,8 @@ def task_image(url: object, store: LabelStore | None, connection: dict[str, str]
     if not parsed.scheme and not url.startswith("/data/") and store is not None:
         return _local_image(store, url)
     label_studio = LabelStudioSettings.from_env()
-    trusted = label_studio.url
+    # LABEL_STUDIO_URL, else the hostname /setup named when /setup came from that host
+    trusted = label_studio.url or connection.get("trusted_hostname", "")
     base = trusted or connection.get("hostname", "")
     token = label_studio.api_key or connection.get("access_token", "")
     return _fetch(url, base, token, trusted)

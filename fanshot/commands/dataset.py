@@ -1,4 +1,5 @@
-"""`fanshot synth` (synthetic scenes) and `fanshot dataset ...` (convert, merge, split, stats, copies, sheet)."""
+"""`fanshot synth` (synthetic scenes) and `fanshot dataset ...` (convert, labelstudio-config, merge, split, stats,
+copies, sheet)."""
 from __future__ import annotations
 
 import argparse
@@ -34,7 +35,7 @@ def register(subparsers) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_synth)
 
-    d = subparsers.add_parser("dataset", help="tile dataset tools: convert, merge, split, stats, copies, sheet")
+    d = subparsers.add_parser("dataset", help="tile dataset tools: convert, labelstudio-config, merge, split, stats, copies, sheet")
     sub = d.add_subparsers(dest="dataset_command", metavar="ACTION")
     d.set_defaults(func=lambda args: (d.print_help(), 2)[1])
 
@@ -49,6 +50,10 @@ def register(subparsers) -> None:
                    "(default: the output file's folder, so the paths resolve from there)")
     c.add_argument("--no-copy", action="store_true", help="yolo output: write labels only, not images")
     c.set_defaults(func=_convert)
+
+    lc = sub.add_parser("labelstudio-config", help="print the Label Studio labelling interface for our 43 classes "
+                        "(Settings -> Labeling Interface -> Code)")
+    lc.set_defaults(func=_labelstudio_config)
 
     m = sub.add_parser("merge", help="merge datasets into one YOLO folder, class names remapped to our codes")
     m.add_argument("sources", nargs="+", help="datasets (any format); prefix NAME= to name a source")
@@ -140,6 +145,12 @@ def _convert(args) -> int:
     except (formats.DatasetError, OSError) as exc:
         return _fail(str(exc))
     print(f"{len(data)} images, {sum(len(r['boxes']) for r in data)} boxes -> {args.dst} ({args.to})")
+    return 0
+
+
+def _labelstudio_config(args) -> int:
+    from datasets.formats import label_config
+    print(label_config(), end="")
     return 0
 
 
