@@ -11,6 +11,7 @@ cannot be installed or started (no network for the first install, say) or no mod
 """
 from __future__ import annotations
 
+import contextlib
 import http.cookiejar
 import io
 import json
@@ -158,16 +159,13 @@ def label_studio(label_studio_bin, tmp_path_factory) -> Iterator[LabelStudio]:
         _stop(process)
 
 
-@pytest.fixture(scope="module")
-def fanshot(label_studio, tmp_path_factory) -> Iterator[str]:
-    """`fanshot serve` told where Label Studio is and given the Personal Access Token."""
+@contextlib.contextmanager
+def _serve(env_extra: dict[str, str], log: Path) -> Iterator[str]:
     port = _free_port()
-    folder = label_studio.root / "photos"
-    folder.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(REPO), "LABEL_STUDIO_URL": label_studio.url,
-           "LABEL_STUDIO_API_KEY": label_studio.pat, "FANSHOT_LABEL_DIR": str(folder),
-           "FANSHOT_INFERENCE_WORKERS": "1"}
-    log = tmp_path_factory.mktemp("fanshot") / "serve.log"
+    env = {**os.environ, "PYTHONPATH": str(REPO), "FANSHOT_INFERENCE_WORKERS": "1", **env_extra}
+    for name in ("LABEL_STUDIO_URL", "LABEL_STUDIO_API_KEY", "FANSHOT_IMAGE_HOSTS", "FANSHOT_TOKEN"):
+        if name not in env_extra:
+            env.pop(name, None)
     with open(log, "w") as out:
         process = subprocess.Popen([sys.executable, "-m", "fanshot", "serve", "--host", "127.0.0.1", "--port", str(port)],
                                    env=env, cwd=REPO, stdout=out, stderr=subprocess.STDOUT)
@@ -176,7 +174,18 @@ def fanshot(label_studio, tmp_path_factory) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}"
     finally:
         _stop(process)
-        print(log.read_text()[-3000:])
+
+
+@pytest.fixture(scope="module")
+def fanshot(label_studio, tmp_path_factory) -> Iterator[str]:
+    """`fanshot serve` told where Label Studio is and given the Personal Access Token."""
+    folder = label_studio.root / "photos"
+    folder.mkdir()
+    log = tmp_path_factory.mktemp("fanshot") / "serve.log"
+    with _serve({"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.pat,
+                 "FANSHOT_LABEL_DIR": str(folder)}, log) as url:
+        yield url
+    print(log.read_text()[-3000:])
 
 
 def _fanshot(*args: str) -> subprocess.CompletedProcess:
@@ -258,3 +267,29 @@ def test_a_labelled_folder_exported_for_label_studio_is_served_by_it(label_studi
     # Label Studio counts a task whose prediction failed as retrieved: what it saved is what counts
     saved = ls.json("GET", f"/api/predictions?project={project}")
     assert isinstance(saved, list) and len(saved) == 1 and saved[0]["result"], saved
+
+
+def test_the_plain_start_without_label_studio_url(label_studio, tmp_path):
+    """`fanshot serve` alone: Label Studio's /setup names its host (from that host's address) and
+    sends the user's legacy token. Where legacy tokens are off (Label Studio's default) no
+    prediction is saved and the log says why and what to do; with them on, predictions come."""
+    ls = label_studio
+    project = _project(ls, "plain start")
+    for photo in PHOTOS:
+        ls.upload(project, photo)
+    log = tmp_path / "serve.log"
+    with _serve({}, log) as fanshot:
+        ls.json("POST", "/api/ml", {"url": fanshot + "/labelstudio", "project": project, "title": "Fanshot"})
+
+        def retrieve() -> list:
+            ls.json("POST", f"/api/dm/actions?id=retrieve_tasks_predictions&project={project}",
+                    {"project": str(project), "selectedItems": {"all": True, "excluded": []}})
+            saved = ls.json("GET", f"/api/predictions?project={project}")
+            assert isinstance(saved, list)
+            return saved
+
+        assert retrieve() == []
+        text = log.read_text()
+        assert "image_fetch_failed" in text and "LABEL_STUDIO_API_KEY" in text and "Personal Access Token" in text
+        ls.json("POST", "/api/jwt/settings", {"api_tokens_enabled": True, "legacy_api_tokens_enabled": True})
+        assert len(retrieve()) == len(PHOTOS)
