@@ -113,6 +113,8 @@ def _export(store: LabelStore, args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import logging
+
     import uvicorn
 
     from api.access import access_note
@@ -120,6 +122,8 @@ def _serve(args: argparse.Namespace) -> int:
     from api.label.state import configure_labelling
     from api.settings import settings_for_command
 
+    # requests and the reasons of refusals in the log, as `fanshot serve` writes them
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = settings_for_command("fanshot label", args.model_dir)
     app = create_app(settings)
     store = configure_labelling(app, args.folder)

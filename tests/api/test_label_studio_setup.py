@@ -116,3 +116,33 @@ def test_export_for_label_studio_names_images_from_its_document_root(tmp_path, c
     assert json.loads(out.read_text())[0]["data"]["image"] == "/data/local-files/?d=root/photos/a.jpg"
     assert fanshot_main(["label", str(folder), "--export", "labelstudio", "--out", str(out),
                          "--document-root", str(folder)]) == 2
+
+
+def test_fanshot_label_logs_requests(tmp_path):
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    from pathlib import Path
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = tmp_path / "label.log"
+    repo = Path(__file__).resolve().parents[2]
+    with open(log, "w") as out:
+        process = subprocess.Popen([sys.executable, "-m", "fanshot", "label", str(tmp_path), "--port", str(port)],
+                                   cwd=repo, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/labelstudio/health", timeout=2).read()
+                break
+            except OSError:
+                time.sleep(0.5)
+        time.sleep(0.5)
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+    assert "GET /labelstudio/health 200" in log.read_text()
