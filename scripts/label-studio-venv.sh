@@ -7,6 +7,11 @@ VERSION="${LABEL_STUDIO_VERSION:-1.23.2}"
 CACHE="${FANSHOT_CACHE:-$HOME/.cache/fanshot}"
 VENV="$CACHE/label-studio-venv-$VERSION"
 PYTHON="${PYTHON:-python3}"
+# one install at a time (two test runs at once would build the same folder)
+if [ -z "$FANSHOT_LS_LOCKED" ] && command -v flock >/dev/null; then
+  mkdir -p "$CACHE"
+  FANSHOT_LS_LOCKED=1 exec flock "$CACHE/label-studio-venv.lock" sh "$0" "$@"
+fi
 if [ -f "$VENV/.installed" ] && [ -x "$VENV/bin/label-studio" ]; then
   echo "$VENV"
   exit 0
