@@ -118,7 +118,8 @@ def image_host_allowed(url: str, base: str) -> bool:
 
 def _fetch(url: str, base: str, token: str, trusted: str) -> bytes:
     """GET an image; the token goes only to Label Studio's own host (`base`). `trusted` is
-    LABEL_STUDIO_URL: a `hostname` sent to /setup by anyone who reaches the service is not."""
+    LABEL_STUDIO_URL, or the hostname /setup named from that host's own address: a `hostname`
+    sent to /setup by anyone who reaches the service is not."""
     full = urllib.parse.urljoin(base.rstrip("/") + "/", url) if base else url
     if urllib.parse.urlsplit(full).scheme not in ("http", "https"):
         raise LabelError("bad_image_url", f"cannot fetch {url!r}: set LABEL_STUDIO_URL for relative URLs", 422)
@@ -159,8 +160,9 @@ def _hint(exc: urllib.error.HTTPError, sent_token: bool) -> str:
         return ""
     if not sent_token:
         return " (no Label Studio key: set LABEL_STUDIO_API_KEY to a Personal Access Token or legacy token)"
-    return " (Label Studio refused the key in LABEL_STUDIO_API_KEY: a legacy token works only where " \
-           "legacy tokens are enabled in the organization; a Personal Access Token always does)"
+    return (" (Label Studio refused the key, LABEL_STUDIO_API_KEY or else the legacy token /setup sent: a legacy "
+            "token works only where the organization enables legacy tokens; set LABEL_STUDIO_API_KEY to a "
+            "Personal Access Token)")
 
 
 def task_image(url: object, store: LabelStore | None, connection: dict[str, str]) -> bytes:
