@@ -43,3 +43,9 @@ train-env: .venv-train/.installed
 
 clean:
 	rm -rf $(VENV) .venv-train *.egg-info .mypy_cache .ruff_cache .import_linter_cache
+
+# Label Studio from PyPI in its own venv under ~/.cache/fanshot, for tests/api/test_label_studio_real.py
+# (the test runs this script itself; this installs it ahead).
+.PHONY: label-studio-env
+label-studio-env:
+	sh scripts/label-studio-venv.sh

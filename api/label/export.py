@@ -41,23 +41,25 @@ def dataset_records(store: LabelStore, reviewed_only: bool = False) -> tuple[lis
     return records, warnings
 
 
-def export_dataset(store: LabelStore, fmt: str, out: str | Path, reviewed_only: bool = False) -> Path:
-    """Write the labelled set to `out` (a folder for YOLO, a JSON file otherwise); logs a warning
-    for each label file skipped."""
-    path, warnings = _export(store, fmt, out, reviewed_only)
+def export_dataset(store: LabelStore, fmt: str, out: str | Path, reviewed_only: bool = False,
+                   image_root: Path | None = None) -> Path:
+    """Write the labelled set to `out` (a folder for YOLO, a JSON file otherwise), image names
+    relative to `image_root` (default: the folder); logs a warning for each label file skipped."""
+    path, warnings = _export(store, fmt, out, reviewed_only, image_root)
     for warning in warnings:
         log.warning("fanshot label: %s", warning)
     return path
 
 
-def _export(store: LabelStore, fmt: str, out: str | Path, reviewed_only: bool) -> tuple[Path, list[str]]:
+def _export(store: LabelStore, fmt: str, out: str | Path, reviewed_only: bool,
+            image_root: Path | None = None) -> tuple[Path, list[str]]:
     from datasets.formats import DatasetError, write_dataset
 
     if fmt not in EXPORT_FORMATS:
         raise LabelError("bad_format", f"format must be one of {', '.join(EXPORT_FORMATS)}", 422)
     records, warnings = dataset_records(store, reviewed_only)
     try:
-        return write_dataset(records, out, fmt, image_root=store.root), warnings
+        return write_dataset(records, out, fmt, image_root=image_root or store.root), warnings
     except DatasetError as exc:
         raise LabelError("export_failed", str(exc), 409) from exc
 

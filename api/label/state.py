@@ -106,8 +106,10 @@ def get_store(request: Request) -> LabelStore:
 
 
 def optional_store(request: Request) -> LabelStore | None:
-    """The app's labelling folder if one is configured (Label Studio reads task images from it)."""
-    return getattr(request.app.state, "label_store", None)
+    """The app's labelling folder if one is configured, by `fanshot label DIR` or FANSHOT_LABEL_DIR
+    (Label Studio reads task images from it)."""
+    store: LabelStore | None = getattr(request.app.state, "label_store", None)
+    return store if store is not None or not label_dir_from_env() else get_store(request)
 
 
 def detector_version(request: Request) -> str:

@@ -63,6 +63,11 @@ def label_for(code: str, labels: list[str]) -> str | None:
     return next((label for label in labels if try_code(label) == code), None)
 
 
+def missing_classes(labels: list[str]) -> list[str]:
+    """Our classes that none of a project's labels stands for (their tiles are left out)."""
+    return [code for code in CLASS_ID if label_for(code, labels) is None]
+
+
 def task_photo(task: object, config: dict[str, Any], store: LabelStore | None,
                connection: dict[str, str]) -> tuple[str, bytes]:
     """A task's name for messages and its image's bytes (api/label/task_images.py)."""

@@ -2,7 +2,9 @@
 
 A `data:` URI, a file of the labelling folder (Label Studio local files
 `/data/local-files/?d=...`, or a path inside the folder), or a fetch from Label Studio itself
-(`/data/upload/...`) at LABEL_STUDIO_URL with the token LABEL_STUDIO_API_KEY. Absolute URLs on
+(`/data/upload/...`) at LABEL_STUDIO_URL (else at the `hostname` Label Studio sent to /setup, when
+/setup came from that host's address) with the key LABEL_STUDIO_API_KEY (a Personal Access
+Token or a legacy token: api/label/studio_auth.py). Absolute URLs on
 other hosts are fetched only from hosts named in FANSHOT_IMAGE_HOSTS, and redirects followed only
 to those hosts or to public addresses (api.settings.LabelStudioSettings).
 """
@@ -11,11 +13,13 @@ from __future__ import annotations
 import base64
 import ipaddress
 import socket
+import urllib.error
 import urllib.parse
 import urllib.request
 
 from api.label.errors import LabelError
 from api.label.store import MAX_IMAGE_BYTES, LabelStore
+from api.label.studio_auth import authorization, is_personal_access_token
 from api.settings import IMAGE_HOSTS_ENV, LabelStudioSettings
 
 FETCH_TIMEOUT_S = 20
@@ -50,6 +54,30 @@ def public_address(host: str) -> bool:
     except (OSError, UnicodeError):
         return False
     return bool(infos) and all(ipaddress.ip_address(str(info[4][0]).split("%")[0]).is_global for info in infos)
+
+
+def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        address = ipaddress.ip_address(text.split("%")[0])
+    except ValueError:
+        return None
+    mapped = getattr(address, "ipv4_mapped", None)
+    return mapped or address
+
+
+def sent_from_host(url: str, peer: str) -> bool:
+    """Whether `url`'s host resolves to `peer`, the address a request came from: Label Studio's
+    /setup names its own address (`hostname`), and one who names an address other than their
+    own could make Fanshot fetch from inside its network, so only the sender's own is trusted."""
+    host = urllib.parse.urlsplit(url).hostname if url else None
+    sender = _address(peer)
+    if not host or sender is None or urllib.parse.urlsplit(url).scheme not in ("http", "https"):
+        return False
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except (OSError, UnicodeError):
+        return False
+    return any(_address(str(info[4][0])) == sender for info in infos)
 
 
 class _Redirects(urllib.request.HTTPRedirectHandler):
@@ -90,7 +118,8 @@ def image_host_allowed(url: str, base: str) -> bool:
 
 def _fetch(url: str, base: str, token: str, trusted: str) -> bytes:
     """GET an image; the token goes only to Label Studio's own host (`base`). `trusted` is
-    LABEL_STUDIO_URL: a `hostname` sent to /setup by anyone who reaches the service is not."""
+    LABEL_STUDIO_URL, or the hostname /setup named from that host's own address: a `hostname`
+    sent to /setup by anyone who reaches the service is not."""
     full = urllib.parse.urljoin(base.rstrip("/") + "/", url) if base else url
     if urllib.parse.urlsplit(full).scheme not in ("http", "https"):
         raise LabelError("bad_image_url", f"cannot fetch {url!r}: set LABEL_STUDIO_URL for relative URLs", 422)
@@ -100,16 +129,40 @@ def _fetch(url: str, base: str, token: str, trusted: str) -> bytes:
                          f"{host} is not Label Studio's host (LABEL_STUDIO_URL): Fanshot fetches task images "
                          f"from elsewhere only when {IMAGE_HOSTS_ENV} names the host", 403)
     send_token = bool(token) and bool(base) and _origin(full) == _origin(base)
-    request = urllib.request.Request(full, headers={"Authorization": f"Token {token}"} if send_token else {})
-    opener = urllib.request.build_opener(_Redirects(trusted))
     try:
-        with opener.open(request, timeout=FETCH_TIMEOUT_S) as response:
-            data: bytes = response.read(MAX_IMAGE_BYTES + 1)
+        data = _get(full, base, token if send_token else "", trusted, renew=False)
+    except urllib.error.HTTPError as exc:
+        if exc.code != 401 or not send_token or not is_personal_access_token(token):
+            raise LabelError("image_fetch_failed", f"cannot fetch {full}: {exc}{_hint(exc, send_token)}", 502) from exc
+        try:  # the access token expired early (or Label Studio restarted): exchange the key again
+            data = _get(full, base, token, trusted, renew=True)
+        except OSError as again:
+            raise LabelError("image_fetch_failed", f"cannot fetch {full}: {again}", 502) from again
     except OSError as exc:
         raise LabelError("image_fetch_failed", f"cannot fetch {full}: {exc}", 502) from exc
     if len(data) > MAX_IMAGE_BYTES:
         raise LabelError("too_large", f"{full} is larger than {MAX_IMAGE_BYTES // 2**20} MiB", 413)
     return data
+
+
+def _get(url: str, base: str, token: str, trusted: str, renew: bool) -> bytes:
+    """The body of `url` (at most MAX_IMAGE_BYTES + 1 bytes), with Label Studio's Authorization
+    when `token` is given."""
+    headers = {"Authorization": authorization(base, token, renew)} if token else {}
+    opener = urllib.request.build_opener(_Redirects(trusted))
+    with opener.open(urllib.request.Request(url, headers=headers), timeout=FETCH_TIMEOUT_S) as response:
+        data: bytes = response.read(MAX_IMAGE_BYTES + 1)
+    return data
+
+
+def _hint(exc: urllib.error.HTTPError, sent_token: bool) -> str:
+    if exc.code not in (401, 403):
+        return ""
+    if not sent_token:
+        return " (no Label Studio key: set LABEL_STUDIO_API_KEY to a Personal Access Token or legacy token)"
+    return (" (Label Studio refused the key, LABEL_STUDIO_API_KEY or else the legacy token /setup sent: a legacy "
+            "token works only where the organization enables legacy tokens; set LABEL_STUDIO_API_KEY to a "
+            "Personal Access Token)")
 
 
 def task_image(url: object, store: LabelStore | None, connection: dict[str, str]) -> bytes:
@@ -132,7 +185,8 @@ def task_image(url: object, store: LabelStore | None, connection: dict[str, str]
     if not parsed.scheme and not url.startswith("/data/") and store is not None:
         return _local_image(store, url)
     label_studio = LabelStudioSettings.from_env()
-    trusted = label_studio.url
+    # LABEL_STUDIO_URL, else the hostname /setup named when /setup came from that host
+    trusted = label_studio.url or connection.get("trusted_hostname", "")
     base = trusted or connection.get("hostname", "")
     token = label_studio.api_key or connection.get("access_token", "")
     return _fetch(url, base, token, trusted)

@@ -10,7 +10,7 @@ other tools' class names on reading). Readers set "file" to the image's path on
 disk when it can be found, else to the name the format gives. Writers store the
 image's name relative to `image_root` when given, else its base name.
 
-    read_yolo(dir) / write_yolo(dataset, dir, copy_images=True)
+    read_yolo(dir, image_dir=None) / write_yolo(dataset, dir, copy_images=True)   (names: data.yaml or classes.txt)
     read_coco(path, image_dir=None) / write_coco(dataset, path, image_root=None)
     read_labelstudio(path, image_dir=None) / write_labelstudio(dataset, path, ...)
     read_dataset(path, fmt=None) / write_dataset(dataset, path, fmt)
@@ -23,8 +23,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from datasets.formats.coco import read_coco, to_coco, write_coco
-from datasets.formats.labelstudio import read_labelstudio, to_labelstudio, write_labelstudio
-from datasets.formats.records import FORMATS, IMAGE_SUFFIXES, LABEL_STUDIO_PREFIX, DatasetError, image_size, load_json
+from datasets.formats.labelstudio import label_config, read_labelstudio, to_labelstudio, write_labelstudio
+from datasets.formats.records import (
+    FORMATS,
+    IMAGE_SUFFIXES,
+    LABEL_STUDIO_PREFIX,
+    DatasetError,
+    ImageNotFoundError,
+    image_size,
+    load_json,
+)
 from datasets.formats.yolo import (
     parse_yolo_lines,
     polygon_box,
@@ -34,12 +42,14 @@ from datasets.formats.yolo import (
     write_yolo,
     yolo_class_names,
     yolo_label_lines,
+    yolo_names_file,
 )
 
 __all__ = [
     "DatasetError",
     "FORMATS",
     "IMAGE_SUFFIXES",
+    "ImageNotFoundError",
     "LABEL_STUDIO_PREFIX",
     "detect_format",
     "image_size",
@@ -59,16 +69,18 @@ __all__ = [
     "write_yolo",
     "yolo_class_names",
     "yolo_label_lines",
+    "yolo_names_file",
+    "label_config",
 ]
 
 
 def detect_format(path: str | Path) -> str:
-    """'yolo' for a folder with data.yaml, 'coco' for a JSON object, 'labelstudio' for a JSON list."""
+    """'yolo' for a folder with data.yaml or classes.txt, 'coco' for a JSON object, 'labelstudio' for a JSON list."""
     path = Path(path)
     if path.is_dir():
-        if (path / "data.yaml").is_file():
+        if yolo_names_file(path) is not None:
             return "yolo"
-        raise DatasetError(f"{path}: a folder but not a YOLO dataset (no data.yaml)")
+        raise DatasetError(f"{path}: a folder but not a YOLO dataset (no data.yaml or classes.txt)")
     if not path.is_file():
         raise DatasetError(f"{path}: no such file or folder")
     data = load_json(path)
@@ -78,7 +90,7 @@ def detect_format(path: str | Path) -> str:
 def read_dataset(path: str | Path, fmt: str | None = None, image_dir: str | Path | None = None) -> list[dict]:
     fmt = fmt or detect_format(path)
     if fmt == "yolo":
-        return read_yolo(path)
+        return read_yolo(path, image_dir)
     if fmt == "coco":
         return read_coco(path, image_dir)
     if fmt == "labelstudio":

@@ -21,6 +21,10 @@ class DatasetError(ValueError):
     """A dataset that cannot be read or written (missing files, bad JSON, unknown classes)."""
 
 
+class ImageNotFoundError(DatasetError):
+    """An image a writer must copy is not where the source names it."""
+
+
 def round_coord(v: float) -> float:
     r = round(float(v), 2)
     return float(int(r)) if r == int(r) else r
@@ -111,8 +115,12 @@ def load_json(path: str | Path):
 
 
 def resolve_image(name: str, image_dir: Path | None) -> str:
+    """The image file `name` names below `image_dir`: the name itself, then the name less its
+    leading folders one at a time (Label Studio's COCO names uploads `../x/media/upload/1/a.jpg`,
+    found under its media folder as `upload/1/a.jpg`); else `name` unchanged."""
     if image_dir is not None:
-        for candidate in (image_dir / name, image_dir / Path(name).name):
+        parts = [p for p in Path(name).parts if p not in ("/", "..", ".")]
+        for candidate in [image_dir / name] + [image_dir.joinpath(*parts[i:]) for i in range(len(parts))]:
             if candidate.is_file():
                 return str(candidate)
     return name

@@ -1,4 +1,4 @@
-"""YOLO datasets: a folder with data.yaml, images/ and labels/ (one line per box, normalised xywh)."""
+"""YOLO datasets: a folder with data.yaml (or classes.txt), images/ and labels/ (one line per box, normalised xywh)."""
 from __future__ import annotations
 
 import math
@@ -7,11 +7,35 @@ from pathlib import Path
 import yaml
 
 from datasets.classmap import CLASS_ID, CLASSES, ClassMapError, remap_names
-from datasets.formats.records import IMAGE_SUFFIXES, DatasetError, check_records, clean_box, image_size, place_image
+from datasets.formats.records import (
+    IMAGE_SUFFIXES,
+    DatasetError,
+    ImageNotFoundError,
+    check_records,
+    clean_box,
+    image_size,
+    place_image,
+)
+
+
+def yolo_names_file(root: Path) -> Path | None:
+    """Where a YOLO folder names its classes: data.yaml, else classes.txt (Label Studio's and
+    X-AnyLabeling's exports: one name a line, the line number is the class id)."""
+    return next((root / name for name in ("data.yaml", "classes.txt") if (root / name).is_file()), None)
 
 
 def yolo_class_names(data_yaml: Path) -> list[str]:
-    """The class names of a YOLO data.yaml (a list or an {id: name} map), in id order."""
+    """The class names of a YOLO data.yaml (a list or an {id: name} map) or classes.txt, in id order."""
+    if data_yaml.suffix == ".txt":
+        try:
+            lines = [line.strip() for line in data_yaml.read_text().splitlines()]
+        except (OSError, UnicodeDecodeError) as exc:
+            raise DatasetError(f"cannot read {data_yaml}: {exc}") from exc
+        while lines and not lines[-1]:
+            lines.pop()
+        if not lines or not all(lines):
+            raise DatasetError(f"{data_yaml}: expected one class name a line")
+        return lines
     try:
         data = yaml.safe_load(data_yaml.read_text())
     except (OSError, yaml.YAMLError) as exc:
@@ -68,24 +92,29 @@ def polygon_box(fields: tuple[str, ...]) -> tuple[str, str, str, str]:
     return cx, cy, w, h
 
 
-def read_yolo(directory: str | Path) -> list[dict]:
-    """A YOLO folder (data.yaml with names, images/, labels/ with `cls cx cy w h` normalised).
+def read_yolo(directory: str | Path, image_dir: str | Path | None = None) -> list[dict]:
+    """A YOLO folder (data.yaml or classes.txt with names, images/, labels/ with `cls cx cy w h`
+    normalised). A folder whose images/ is empty (Label Studio's YOLO export without images) is
+    read with `image_dir`: each label's image is the file of the same name below it.
     A record has `ignore` too when the folder has ignore/NAME.txt (the same lines): regions an
     evaluation does not score, such as `fanshot synth`'s strays cut by the frame."""
     root = Path(directory)
-    data_yaml = root / "data.yaml"
-    if not data_yaml.is_file():
-        raise DatasetError(f"{root} is not a YOLO dataset: no data.yaml")
+    names_file = yolo_names_file(root)
+    if names_file is None:
+        raise DatasetError(f"{root} is not a YOLO dataset: no data.yaml or classes.txt")
     try:
-        codes = remap_names(yolo_class_names(data_yaml))
+        codes = remap_names(yolo_class_names(names_file))
     except ClassMapError as exc:
-        raise DatasetError(f"{data_yaml}: {exc}") from exc
-    image_dir = root / "images"
-    if not image_dir.is_dir():
+        raise DatasetError(f"{names_file}: {exc}") from exc
+    images = root / "images"
+    if not images.is_dir():
         raise DatasetError(f"{root} has no images/ folder")
+    pairs = [(img, img.relative_to(images)) for img in sorted(images.rglob("*"))
+             if img.suffix.lower() in IMAGE_SUFFIXES]
+    if not pairs and (root / "labels").is_dir():
+        pairs = _images_of_labels(root / "labels", image_dir)
     dataset = []
-    for img in sorted(p for p in image_dir.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES):
-        rel = img.relative_to(image_dir)
+    for img, rel in pairs:
         label = (root / "labels" / rel).with_suffix(".txt")
         width, height = image_size(img)
         record = {"file": str(img), "width": width, "height": height,
@@ -95,6 +124,27 @@ def read_yolo(directory: str | Path) -> list[dict]:
             record["ignore"] = ignore
         dataset.append(record)
     return dataset
+
+
+def _images_of_labels(labels: Path, image_dir: str | Path | None) -> list[tuple[Path, Path]]:
+    """(image, label path relative to labels/) for each label file, its image found by name below
+    `image_dir`; DatasetError naming what is missing."""
+    files = sorted(labels.rglob("*.txt"))
+    if not files:
+        return []
+    if image_dir is None:
+        raise DatasetError(f"{labels.parent}: labels/ but no images in images/: give the images' folder with "
+                           "--images (for Label Studio: its media folder, or export 'YOLO with images')")
+    found: dict[str, Path] = {}
+    for img in sorted(Path(image_dir).rglob("*")):
+        if img.suffix.lower() in IMAGE_SUFFIXES:
+            found.setdefault(img.stem, img)
+    pairs = []
+    for label in files:
+        if label.stem not in found:
+            raise DatasetError(f"{label}: no image named {label.stem}.* below {image_dir}")
+        pairs.append((found[label.stem], label.relative_to(labels)))
+    return pairs
 
 
 def _yolo_boxes(label: Path, codes: list[str], width: int, height: int) -> list[dict]:
@@ -140,7 +190,7 @@ def write_yolo(dataset: list[dict], directory: str | Path, copy_images: bool = T
         seen.add(name)
         if copy_images:
             if not Path(rec["file"]).is_file():
-                raise DatasetError(f"image not found: {rec['file']}")
+                raise ImageNotFoundError(f"image not found: {rec['file']}")
             place_image(rec["file"], root / "images" / name)
         lines = yolo_label_lines(rec)
         (root / "labels" / Path(name).with_suffix(".txt")).write_text("".join(line + "\n" for line in lines))

@@ -1,4 +1,5 @@
-"""`fanshot synth` (synthetic scenes) and `fanshot dataset ...` (convert, merge, split, stats, copies, sheet)."""
+"""`fanshot synth` (synthetic scenes) and `fanshot dataset ...` (convert, labelstudio-config, merge, split, stats,
+copies, sheet)."""
 from __future__ import annotations
 
 import argparse
@@ -34,7 +35,7 @@ def register(subparsers) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_synth)
 
-    d = subparsers.add_parser("dataset", help="tile dataset tools: convert, merge, split, stats, copies, sheet")
+    d = subparsers.add_parser("dataset", help="tile dataset tools: convert, labelstudio-config, merge, split, stats, copies, sheet")
     sub = d.add_subparsers(dest="dataset_command", metavar="ACTION")
     d.set_defaults(func=lambda args: (d.print_help(), 2)[1])
 
@@ -43,11 +44,16 @@ def register(subparsers) -> None:
     c.add_argument("dst", help="output folder (yolo) or JSON file (coco, labelstudio)")
     c.add_argument("--to", required=True, choices=["yolo", "coco", "labelstudio"])
     c.add_argument("--from", dest="src_format", choices=["yolo", "coco", "labelstudio"], help="default: guessed")
-    c.add_argument("--images", help="folder of the images of a JSON source (default: next to the JSON)")
+    c.add_argument("--images", help="folder of the images of a JSON source (default: next to the JSON), or of a "
+                   "YOLO folder without images (Label Studio: its media folder, ~/.local/share/label-studio/media)")
     c.add_argument("--image-root", help="JSON outputs: store image paths relative to this folder "
                    "(default: the output file's folder, so the paths resolve from there)")
     c.add_argument("--no-copy", action="store_true", help="yolo output: write labels only, not images")
     c.set_defaults(func=_convert)
+
+    lc = sub.add_parser("labelstudio-config", help="print the Label Studio labelling interface for our 43 classes "
+                        "(Settings -> Labeling Interface -> Code)")
+    lc.set_defaults(func=_labelstudio_config)
 
     m = sub.add_parser("merge", help="merge datasets into one YOLO folder, class names remapped to our codes")
     m.add_argument("sources", nargs="+", help="datasets (any format); prefix NAME= to name a source")
@@ -132,9 +138,19 @@ def _convert(args) -> int:
         if image_root is None and args.to != "yolo":
             image_root = str(Path(args.dst).resolve().parent)
         formats.write_dataset(data, args.dst, args.to, image_root=image_root, copy_images=not args.no_copy)
+    except formats.ImageNotFoundError as exc:
+        where = f" ({args.images} was given)" if args.images else ""
+        return _fail(f"{exc}: give the folder of the source's images with --images DIR{where}, "
+                     "or --no-copy to write the labels only")
     except (formats.DatasetError, OSError) as exc:
         return _fail(str(exc))
     print(f"{len(data)} images, {sum(len(r['boxes']) for r in data)} boxes -> {args.dst} ({args.to})")
+    return 0
+
+
+def _labelstudio_config(args) -> int:
+    from datasets.formats import label_config
+    print(label_config(), end="")
     return 0
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fanshot.args import port_number
@@ -24,6 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     label.add_argument("--export", choices=["yolo", "coco", "labelstudio"],
                        help="write the labelled images in this format to --out and exit")
     label.add_argument("--out", help="with --export: a folder (yolo) or a JSON file (coco, labelstudio)")
+    label.add_argument("--document-root", metavar="ROOT",
+                       help="with --export labelstudio: Label Studio's LOCAL_FILES_DOCUMENT_ROOT, a folder above "
+                            "DIR; image paths are written relative to it (default: DIR's parent)")
     label.add_argument("--reviewed-only", action="store_true",
                        help="with --export: only images a person has checked")
     label.add_argument("--prelabel", action="store_true",
@@ -86,12 +90,25 @@ def _export(store: LabelStore, args: argparse.Namespace) -> int:
     if not args.out:
         print("fanshot label: --export needs --out", file=sys.stderr)
         return 2
+    root = None
+    if args.export == "labelstudio":
+        root = Path(args.document_root).resolve() if args.document_root else store.root.parent
+        if root not in store.root.parents:
+            print(f"fanshot label: --document-root {root} must be a folder above {store.root} (Label Studio "
+                  "serves local files only from a subfolder of its document root)", file=sys.stderr)
+            return 2
     try:
-        out = export_dataset(store, args.export, args.out, reviewed_only=args.reviewed_only)
+        out = export_dataset(store, args.export, args.out, reviewed_only=args.reviewed_only, image_root=root)
     except LabelError as exc:
         print(f"fanshot label: {exc.message}", file=sys.stderr)
         return 1
     print(out)
+    if root is not None:
+        print(f"For Label Studio to serve these images, start it with\n"
+              f"  LABEL_STUDIO_LOCAL_FILES_SERVING_ENABLED=true LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT={root}\n"
+              f"and add to the project a Local Files source storage with the absolute path {store.root}\n"
+              "(Settings -> Cloud Storage -> Add Source Storage; no need to sync it), then import the JSON.",
+              file=sys.stderr)
     return 0
 
 

@@ -105,7 +105,7 @@ def test_setup_returns_the_model_version(client):
     response = client.post("/labelstudio/setup", json={
         "project": "1.1718754746", "schema": LABEL_CONFIG, "hostname": "http://localhost:8080",
         "access_token": "abc123", "model_version": "INITIAL", "extra_params": {}})
-    assert response.status_code == 200 and response.json() == {"model_version": "fake-1"}
+    assert response.status_code == 200 and response.json()["model_version"] == "fake-1"
 
 
 def test_predict_returns_rectanglelabels_in_percent(client, detector):
