@@ -1,0 +1,59 @@
+"""Reading with a tile-set profile: the shipped classifier's probabilities blended with a
+nearest-example reading against the set's own tiles (chosen by measurement: docs/tilesets.md).
+
+For each box, its crop's embedding is compared (cosine) with each of the set's examples; a class's
+similarity is its best example's. Over the classes the set holds, softmax(similarity / TEMPERATURE)
+is the set's reading, given the probability the classifier gave those classes together, and
+blended with the classifier's own by a weight that grows from 0 at SIMILAR_FROM to WEIGHT at
+SIMILAR_AT of the best similarity: a crop unlike every tile of the set (another set, a prop) keeps
+the classifier's reading. A class the set holds no example of keeps the classifier's probability.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.classes import NOT_A_TILE
+from vision.tileset.profile import TilesetProfile
+
+
+@dataclass(frozen=True)
+class Blend:
+    weight: float = 0.8         # the set's reading's share for a crop as alike as SIMILAR_AT
+    temperature: float = 0.02   # softmax temperature over cosine similarities
+    similar_from: float = 0.6   # best similarity under which the set's reading counts for nothing
+    similar_at: float = 0.8     # best similarity from which it counts `weight`
+
+
+BLEND = Blend()
+
+
+def class_similarity(features: np.ndarray, profile: TilesetProfile) -> tuple[np.ndarray, np.ndarray]:
+    """(classes the set holds (K,), similarity (R, K): each row's best cosine with that class's examples)."""
+    classes = np.unique(profile.labels)
+    sims = features @ profile.embeddings.T  # (R, M)
+    best = np.full((len(features), len(classes)), -1.0, np.float32)
+    for k, c in enumerate(classes):
+        best[:, k] = sims[:, profile.labels == c].max(axis=1)
+    return classes, best
+
+
+def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, profile: TilesetProfile,
+                  blend: Blend = BLEND) -> np.ndarray:
+    """`probs` (N, 43 or 44) with the 43 classes blended with the set's reading. `features` (R, D):
+    unit-length embeddings of crops of the boxes `rows` (R indices into probs; a box may have two,
+    its crop both ways: the better counts). The NOT_A_TILE column is left as it is."""
+    classes, row_sims = class_similarity(features, profile)
+    sims = np.full((len(probs), len(classes)), -1.0, np.float32)
+    np.maximum.at(sims, rows, row_sims)
+    logits = sims / blend.temperature
+    own = np.exp(logits - logits.max(axis=1, keepdims=True))
+    own /= own.sum(axis=1, keepdims=True)
+    likeness = np.clip((sims.max(axis=1) - blend.similar_from) / (blend.similar_at - blend.similar_from), 0, 1)
+    weight = (blend.weight * likeness)[:, None]
+    out = probs.copy()
+    mass = probs[:, classes].sum(axis=1, keepdims=True)
+    out[:, classes] = (1 - weight) * probs[:, classes] + weight * mass * own
+    assert classes.max() < NOT_A_TILE  # the set's examples are tiles: the 44th column stays
+    return out
