@@ -134,8 +134,8 @@ class TileClassifier:
         return probs
 
     def embed(self, blob: np.ndarray) -> np.ndarray:
-        """The unit-length embeddings (N, D) of N x C x H x W crops: the classifier's `features`
-        output (its penultimate layer; vision.tileset compares crops by it)."""
+        """The features (N, D) of N x C x H x W crops: the classifier's `features` output (its
+        penultimate layer; vision.tileset.apply.embedding makes them the embeddings it compares)."""
         self._check_features()
         features: list[np.ndarray] = []
         self._class_probabilities(blob, features)
@@ -164,13 +164,12 @@ class TileClassifier:
         return probs
 
     def _class_probabilities(self, blob: np.ndarray, features: list[np.ndarray] | None = None) -> np.ndarray:
-        """Softmax of the logits; with `features`, the crops' unit-length embeddings appended to it
-        from the same run."""
+        """Softmax of the logits; with `features`, the crops' features appended to it from the
+        same run."""
         if features is None or not self.has_features:
             return _softmax(self.session.run([self.output_name], {self.input_name: blob})[0])
         logits, embedding = self.session.run([self.output_name, FEATURES], {self.input_name: blob})
-        embedding = embedding.reshape(len(blob), -1)
-        features.append(embedding / np.linalg.norm(embedding, axis=1, keepdims=True).clip(1e-6))
+        features.append(embedding.reshape(len(blob), -1))
         return _softmax(logits)
 
     def candidates(self, probs: np.ndarray, best: int, find_score: float) -> list[list]:

@@ -1,7 +1,8 @@
 """Reading with a tile-set profile: the shipped classifier's probabilities blended with a
 nearest-example reading against the set's own tiles (chosen by measurement: docs/tilesets.md).
 
-For each box, its crop's embedding is compared (cosine) with each of the set's examples; a class's
+A crop's embedding is the classifier's penultimate map (128 x 8 x 6) averaged over 2 x 2 cells
+(1536 values) and made unit length (`embedding`). For each box, its crop's embedding is compared (cosine) with each of the set's examples; a class's
 similarity is its best example's. Over the classes the set holds, softmax(similarity / TEMPERATURE)
 is the set's reading, given the probability the classifier gave those classes together, and
 blended with the classifier's own by a weight that grows from 0 at SIMILAR_FROM to WEIGHT at
@@ -20,20 +21,34 @@ from vision.tileset.profile import TilesetProfile
 
 @dataclass(frozen=True)
 class Blend:
-    weight: float = 0.8         # the set's reading's share for a crop as alike as SIMILAR_AT
+    weight: float = 0.8         # the set's reading's share for a crop as alike as similar_at
     temperature: float = 0.02   # softmax temperature over cosine similarities
     similar_from: float = 0.6   # best similarity under which the set's reading counts for nothing
     similar_at: float = 0.8     # best similarity from which it counts `weight`
 
 
 BLEND = Blend()
+FEATURE_MAP = (128, 8, 6)  # the shipped classifier's penultimate map (channels, height, width)
+POOL = (2, 2)  # cells averaged into one value of the embedding
 
 
-def class_similarity(features: np.ndarray, profile: TilesetProfile) -> tuple[np.ndarray, np.ndarray]:
-    """(classes the set holds (K,), similarity (R, K): each row's best cosine with that class's examples)."""
+def embedding(features: np.ndarray) -> np.ndarray:
+    """Unit-length embeddings (N, E) of the classifier's features (N, D): the map pooled over
+    POOL cells when it is FEATURE_MAP's size, as it is otherwise."""
+    n = len(features)
+    c, h, w = FEATURE_MAP
+    if features.shape[1] == c * h * w:
+        ph, pw = POOL
+        features = features.reshape(n, c, h // ph, ph, w // pw, pw).mean(axis=(3, 5)).reshape(n, -1)
+    return features / np.linalg.norm(features, axis=1, keepdims=True).clip(1e-6)
+
+
+def class_similarity(embeddings: np.ndarray, profile: TilesetProfile) -> tuple[np.ndarray, np.ndarray]:
+    """(classes the set holds (K,), similarity (R, K): each embedding's best cosine with that
+    class's examples)."""
     classes = np.unique(profile.labels)
-    sims = features @ profile.embeddings.T  # (R, M)
-    best = np.full((len(features), len(classes)), -1.0, np.float32)
+    sims = embeddings @ profile.embeddings.T  # (R, M)
+    best = np.full((len(embeddings), len(classes)), -1.0, np.float32)
     for k, c in enumerate(classes):
         best[:, k] = sims[:, profile.labels == c].max(axis=1)
     return classes, best
@@ -42,9 +57,9 @@ def class_similarity(features: np.ndarray, profile: TilesetProfile) -> tuple[np.
 def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, profile: TilesetProfile,
                   blend: Blend = BLEND) -> np.ndarray:
     """`probs` (N, 43 or 44) with the 43 classes blended with the set's reading. `features` (R, D):
-    unit-length embeddings of crops of the boxes `rows` (R indices into probs; a box may have two,
+    the classifier's features of crops of the boxes `rows` (R indices into probs; a box may have two,
     its crop both ways: the better counts). The NOT_A_TILE column is left as it is."""
-    classes, row_sims = class_similarity(features, profile)
+    classes, row_sims = class_similarity(embedding(features), profile)
     sims = np.full((len(probs), len(classes)), -1.0, np.float32)
     np.maximum.at(sims, rows, row_sims)
     logits = sims / blend.temperature

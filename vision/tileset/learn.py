@@ -10,10 +10,14 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
-from vision.classes import CLASSES
+from vision.classes import CLASSES, NOT_A_TILE
 from vision.classifier import TileClassifier, crop_blob, crop_tiles
+from vision.detector import Detector
+from vision.photo import read_photo
+from vision.tileset.apply import embedding
 from vision.tileset.profile import ProfileError, TilesetProfile
 
 # The layout photo's order: characters 1-9, bamboo 1-9, dots 1-9, winds, dragons; then the eight
@@ -21,9 +25,12 @@ from vision.tileset.profile import ProfileError, TilesetProfile
 LAYOUT_ORDER = list(CLASSES)
 LAYOUT_COUNTS = {34: "the 34 suit and honour tiles", 35: "the 34 and one face-down tile",
                  42: "the 34 and the 8 flowers", 43: "the 34, the 8 flowers and one face-down tile"}
-# The box and the box moved by these shares of its size (dx, dy, grow)
-JITTERS = [(0.0, 0.0, 0.0), (0.04, 0.0, 0.0), (-0.04, 0.0, 0.0), (0.0, 0.04, 0.0), (0.0, -0.04, 0.0),
-           (0.0, 0.0, 0.06), (0.0, 0.0, -0.06)]
+# The box and the box moved by these shares of its size (dx, dy, grow, more at the top, more at the
+# bottom: a standing tile shows its body above the face, a lying one below)
+JITTERS = [(0.0, 0.0, 0.0, 0.0, 0.0), (0.04, 0.0, 0.0, 0.0, 0.0), (-0.04, 0.0, 0.0, 0.0, 0.0),
+           (0.0, 0.04, 0.0, 0.0, 0.0), (0.0, -0.04, 0.0, 0.0, 0.0), (0.0, 0.0, 0.06, 0.0, 0.0),
+           (0.0, 0.0, -0.06, 0.0, 0.0), (0.0, 0.0, 0.0, 0.2, 0.0), (0.0, 0.0, 0.0, 0.0, 0.2)]
+TURNS = (-8.0, 8.0)  # the plain box's crop also turned by these degrees (tiles lie at a slant)
 # A layout the shipped classifier reads under this share of as its order names them is refused
 # (not laid out in LAYOUT_ORDER, or not a photo of tiles)
 MIN_AGREEMENT = 0.4
@@ -67,18 +74,24 @@ def reading_order(boxes: np.ndarray) -> tuple[np.ndarray, list[int]]:
 
 
 def example_embeddings(classifier: TileClassifier, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """(len(boxes) x len(JITTERS) x 2, D) unit embeddings: each box jittered, each crop both ways up,
-    box by box."""
+    """(len(boxes) x (len(JITTERS) + len(TURNS)) x 2, D) unit embeddings: each box jittered and its
+    crop turned a little, each crop both ways up, box by box."""
     w = (boxes[:, 2] - boxes[:, 0])[:, None]
     h = (boxes[:, 3] - boxes[:, 1])[:, None]
     jit = np.array(JITTERS, np.float32)
-    dx, dy, grow = jit[:, 0][None], jit[:, 1][None], jit[:, 2][None]
-    moved = np.stack([boxes[:, [0]] + (dx - grow / 2) * w, boxes[:, [1]] + (dy - grow / 2) * h,
-                      boxes[:, [2]] + (dx + grow / 2) * w, boxes[:, [3]] + (dy + grow / 2) * h], axis=2)
-    blob = crop_blob(crop_tiles(rgb, moved.reshape(-1, 4), classifier.crop_w, classifier.crop_h, classifier.crop_pad))
-    turned = np.ascontiguousarray(np.flip(blob, (2, 3)))
-    both = np.stack([blob, turned], axis=1).reshape(-1, *blob.shape[1:])
-    return classifier.embed(both)
+    dx, dy, grow, top, bottom = (jit[:, k][None] for k in range(5))
+    moved = np.stack([boxes[:, [0]] + (dx - grow / 2) * w, boxes[:, [1]] + (dy - grow / 2 - top) * h,
+                      boxes[:, [2]] + (dx + grow / 2) * w, boxes[:, [3]] + (dy + grow / 2 + bottom) * h], axis=2)
+    crops = crop_tiles(rgb, moved.reshape(-1, 4), classifier.crop_w, classifier.crop_h, classifier.crop_pad)
+    crops = crops.reshape(len(boxes), len(JITTERS), *crops.shape[1:])
+    centre = (classifier.crop_w / 2, classifier.crop_h / 2)
+    turned = [[cv2.warpAffine(crop, cv2.getRotationMatrix2D(centre, angle, 1.0), (classifier.crop_w, classifier.crop_h),
+                              borderMode=cv2.BORDER_REPLICATE) for angle in TURNS] for crop in crops[:, 0]]
+    crops = np.concatenate([crops, np.array(turned, np.uint8).reshape(len(boxes), len(TURNS), *crops.shape[2:])], axis=1)
+    blob = crop_blob(crops.reshape(-1, *crops.shape[2:]))
+    upside_down = np.ascontiguousarray(np.flip(blob, (2, 3)))
+    both = np.stack([blob, upside_down], axis=1).reshape(-1, *blob.shape[1:])
+    return embedding(classifier.embed(both))
 
 
 def profile_from_boxes(name: str, classifier: TileClassifier, rgb: np.ndarray, boxes: np.ndarray,
@@ -128,3 +141,29 @@ def layout_tiles(count: int) -> list[str]:
     flowers = LAYOUT_ORDER[34:42] if count >= 42 else []
     back = ["BACK"] if count in (35, 43) else []
     return suits_honours + flowers + back
+
+
+def learn_layout(detector: Detector, data: bytes, name: str, file: str = "") -> tuple[TilesetProfile, Layout]:
+    """The profile `name` learnt from one layout photo's bytes (read as every photo is read,
+    vision.photo.read_photo): the detector's tiles in reading order named by LAYOUT_ORDER.
+    Raises LayoutError (what was found: its `boxes`, in the photo's pixels as read), ImageError."""
+    photo = read_photo(data)
+    found = detector.detect(photo.image, photo=photo)
+    boxes = np.array([d["box"] for d in found.tiles], np.float32).reshape(-1, 4)
+    source, source_boxes = detector.classifier_view(photo.image, boxes, photo)
+    probs = detector.classifier.classify(source, source_boxes)[:, :NOT_A_TILE]
+    layout = read_layout(boxes, probs)
+    order, _ = reading_order(boxes)
+    profile = profile_from_boxes(name, detector.classifier, source, source_boxes[order], layout.tiles,
+                                 {"kind": "layout", "file": file})
+    return profile, layout
+
+
+def photo_boxes_in_view(detector: Detector, data: bytes, boxes: np.ndarray, size: tuple[int, int]
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """A labelled photo's bytes read as the detector reads photos, and its labelled `boxes` (in
+    pixels of the photo as stored, `size` = (width, height)) in the pixels of the classifier's view."""
+    photo = read_photo(data)
+    sx, sy = photo.image.shape[1] / size[0], photo.image.shape[0] / size[1]
+    scaled = np.asarray(boxes, np.float32).reshape(-1, 4) * np.array([sx, sy, sx, sy], np.float32)
+    return detector.classifier_view(photo.image, scaled, photo)
