@@ -123,3 +123,16 @@ class LabelStudioSettings:
         hosts = frozenset(h.strip().lower() for h in env.get(IMAGE_HOSTS_ENV, "").split(",") if h.strip())
         return cls(url=env.get("LABEL_STUDIO_URL", ""), api_key=env.get("LABEL_STUDIO_API_KEY", ""),
                    image_hosts=hosts)
+
+
+DATA_DIR_ENV = "FANSHOT_DATA_DIR"
+
+
+def data_dir_from_env(environ: Mapping[str, str] | None = None) -> Path:
+    """Where fanshot keeps what it learns (tile-set profiles): FANSHOT_DATA_DIR, else
+    $XDG_DATA_HOME/fanshot, else ~/.local/share/fanshot."""
+    env = os.environ if environ is None else environ
+    if env.get(DATA_DIR_ENV):
+        return Path(env[DATA_DIR_ENV])
+    base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local" / "share")
+    return Path(base) / "fanshot"

@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import cv2
 import numpy as np
 
 from vision.model_spec import ModelNotFoundError, onnx_session
-
-if TYPE_CHECKING:
-    from vision.tileset.profile import TilesetProfile
 
 FEATURES = "features"  # the classifier's second output: its penultimate layer (vision.tileset's embedding)
 
@@ -26,6 +23,20 @@ VIEW_FLIPS: dict[str, list[tuple[int, ...]]] = {
     "rot180": [(2, 3)],                      # tiles lie upside down as often as not
     "rot180+mirror": [(2, 3), (3,), (2,)],   # and some photos are mirrored (selfie cameras)
 }
+
+
+class SetLook(Protocol):
+    """How one tile set looks (vision.tileset.profile.TilesetProfile): learnt with the classifier
+    `classifier` (TileClassifier.model_id), it blends the classifier's probabilities of crops with
+    the set's own reading of their features."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def classifier(self) -> str: ...
+
+    def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray) -> np.ndarray: ...
 
 
 def crop_tiles(
@@ -107,10 +118,10 @@ class TileClassifier:
                 + ("43 and 'not a tile' (not_a_tile_above)" if self.not_a_tile_above is not None else "43")
             )
 
-    def classify(self, rgb: np.ndarray, boxes: np.ndarray, profile: TilesetProfile | None = None) -> np.ndarray:
+    def classify(self, rgb: np.ndarray, boxes: np.ndarray, profile: SetLook | None = None) -> np.ndarray:
         """Class probabilities (len(boxes), 43) for each box, and with `not_a_tile_above` a 44th
         column: the probability that the box holds no tile (NOT_A_TILE). With `profile` (a tile
-        set's, vision.tileset), the 43 are blended with the set's own look (`apply_profile`)."""
+        set's, vision.tileset), the 43 are blended with the set's own look (`SetLook.blend`)."""
         if len(boxes) == 0:
             return np.zeros((0, len(self.classes) + (self.not_a_tile_above is not None)), np.float32)
         blob = crop_blob(crop_tiles(rgb, boxes, self.crop_w, self.crop_h, self.crop_pad))
@@ -128,9 +139,7 @@ class TileClassifier:
                 probs[either] = (probs[either] + self._with_views(crop_blob(other), features)) / 2
                 rows = np.concatenate([rows, either])  # a profile compares such a box both ways
         if profile is not None and features is not None:
-            from vision.tileset.apply import apply_profile
-
-            probs = apply_profile(probs, np.concatenate(features), rows, profile)
+            probs = profile.blend(probs, np.concatenate(features), rows)
         return probs
 
     def embed(self, blob: np.ndarray) -> np.ndarray:
@@ -141,7 +150,7 @@ class TileClassifier:
         self._class_probabilities(blob, features)
         return features[0]
 
-    def _check_features(self, profile: TilesetProfile | None = None) -> None:
+    def _check_features(self, profile: SetLook | None = None) -> None:
         """Raises ModelNotFoundError when this classifier cannot compare crops with `profile`'s: it
         has no `features` output, or the profile was learnt with another classifier."""
         if not self.has_features:

@@ -16,20 +16,16 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from vision.boxes import long_sides, suppress_duplicates, tile_size
 from vision.classes import NOT_A_TILE
-from vision.classifier import TileClassifier
+from vision.classifier import SetLook, TileClassifier
 from vision.detections import Detection, Detections, TileDetector
 from vision.finder import TileFinder
 from vision.model_spec import DEFAULT_MODEL_DIR, DEFAULT_THREADS, MODEL_JSON, read_model_spec
 from vision.photo import DETECT_MAX_SIDE, Photo, read_photo
-
-if TYPE_CHECKING:
-    from vision.tileset.profile import TilesetProfile
 
 # A box whose longer side is under this share of the median tile's (of 5 or more tiles kept) is no
 # tile of that photo: a speck or a corner read as a tile, or a box inside a tile
@@ -52,7 +48,7 @@ class Detector:
 
     def detect(
         self, rgb: np.ndarray, *, weak_floor: float | None = None, closer: bool = False, upside_down: bool = False,
-        photo: Photo | None = None, tileset: TilesetProfile | None = None,
+        photo: Photo | None = None, tileset: SetLook | None = None,
     ) -> Detections:
         """The tiles in `rgb` (H, W, 3 uint8 RGB), left to right, as vision.detections describes
         them; `score` is the finder score x the class probability, and `candidates` the

@@ -83,12 +83,12 @@ def render_layout(style: TileStyle, tiles: list[str], seed, size: tuple[int, int
         region[:] = (region * (1 - a) + rgb * a).astype(np.uint8)
         corners.append([(x, y), (x + rgb.shape[1], y), (x + rgb.shape[1], y + rgb.shape[0]), (x, y + rgb.shape[0])])
     # a slight slant and turn of the camera
-    src = np.float32([[0, 0], [w_img, 0], [w_img, h_img], [0, h_img]])
+    src = np.array([[0, 0], [w_img, 0], [w_img, h_img], [0, h_img]], np.float32)
     j = 0.04 * min(w_img, h_img)
-    dst = src + np.float32([[rng.uniform(-j, j), rng.uniform(-j, j)] for _ in range(4)])
+    dst = src + np.array([[rng.uniform(-j, j), rng.uniform(-j, j)] for _ in range(4)], np.float32)
     m = cv2.getPerspectiveTransform(src, dst)
     image = cv2.warpPerspective(image, m, (w_img, h_img), borderMode=cv2.BORDER_REPLICATE)
-    pts = cv2.perspectiveTransform(np.float32(corners).reshape(-1, 1, 2), m).reshape(len(tiles), 4, 2)
+    pts = cv2.perspectiveTransform(np.array(corners, np.float32).reshape(-1, 1, 2), m).reshape(len(tiles), 4, 2)
     boxes = [[round(float(p[:, 0].min()), 1), round(float(p[:, 1].min()), 1),
               round(float(p[:, 0].max()), 1), round(float(p[:, 1].max()), 1)] for p in pts]
     image = effects.photo(image, nrng)

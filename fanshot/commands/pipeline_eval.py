@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from fanshot.args import non_negative_int, positive_int
+from fanshot.commands.tileset import add_tileset_argument, reading_detector
 
 
 def register(subparsers) -> None:
@@ -29,6 +30,7 @@ def register(subparsers) -> None:
                         "of the table (90, 270) or from across it (180)")
     e.add_argument("--no-repair", action="store_true",
                    help="do not repair readings that make no winning hand (vision.reading_repair)")
+    add_tileset_argument(e)
     e.set_defaults(func=run_eval)
 
     r = subparsers.add_parser(
@@ -67,7 +69,8 @@ def run_eval(args) -> int:
         from vision.model_spec import ModelNotFoundError
 
         try:
-            detector = get_detector(args.model_dir)
+            detector = reading_detector(get_detector(args.model_dir), args.tileset,
+                                        lambda message: _fail(message, command="analyze-eval"))
         except ModelNotFoundError as exc:
             return _fail(f"{exc} (use --layout-only to check the layout alone)", command="analyze-eval")
     from tqdm import tqdm

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.classes import NOT_A_TILE
-from vision.tileset.profile import TilesetProfile
 
 
 @dataclass(frozen=True)
@@ -43,23 +42,25 @@ def embedding(features: np.ndarray) -> np.ndarray:
     return features / np.linalg.norm(features, axis=1, keepdims=True).clip(1e-6)
 
 
-def class_similarity(embeddings: np.ndarray, profile: TilesetProfile) -> tuple[np.ndarray, np.ndarray]:
+def class_similarity(embeddings: np.ndarray, examples: np.ndarray, labels: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
     """(classes the set holds (K,), similarity (R, K): each embedding's best cosine with that
-    class's examples)."""
-    classes = np.unique(profile.labels)
-    sims = embeddings @ profile.embeddings.T  # (R, M)
+    class's examples; `examples` (M, E) unit length, `labels` (M,) their class ids)."""
+    classes = np.unique(labels)
+    sims = embeddings @ examples.T  # (R, M)
     best = np.full((len(embeddings), len(classes)), -1.0, np.float32)
     for k, c in enumerate(classes):
-        best[:, k] = sims[:, profile.labels == c].max(axis=1)
+        best[:, k] = sims[:, labels == c].max(axis=1)
     return classes, best
 
 
-def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, profile: TilesetProfile,
-                  blend: Blend = BLEND) -> np.ndarray:
+def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, examples: np.ndarray,
+                  labels: np.ndarray, blend: Blend = BLEND) -> np.ndarray:
     """`probs` (N, 43 or 44) with the 43 classes blended with the set's reading. `features` (R, D):
     the classifier's features of crops of the boxes `rows` (R indices into probs; a box may have two,
-    its crop both ways: the better counts). The NOT_A_TILE column is left as it is."""
-    classes, row_sims = class_similarity(embedding(features), profile)
+    its crop both ways: the better counts), compared with a set's `examples` of classes `labels`
+    (vision.tileset.profile.TilesetProfile). The NOT_A_TILE column is left as it is."""
+    classes, row_sims = class_similarity(embedding(features), examples, labels)
     sims = np.full((len(probs), len(classes)), -1.0, np.float32)
     np.maximum.at(sims, rows, row_sims)
     logits = sims / blend.temperature

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.classes import CLASSES
+from vision.tileset.apply import apply_profile
 
 FORMAT = "fanshot-tileset"
 VERSION = 1
@@ -43,6 +44,10 @@ class TilesetProfile:
         """Examples per class (crops, both ways up counted once per view), in CLASSES order."""
         ids, counts = np.unique(self.labels, return_counts=True)
         return {CLASSES[int(i)]: int(c) for i, c in zip(ids, counts)}
+
+    def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The classifier's `probs` blended with this set's reading (vision.tileset.apply)."""
+        return apply_profile(probs, features, rows, self.embeddings, self.labels)
 
     def merged(self, other: TilesetProfile) -> TilesetProfile:
         """This profile with `other`'s examples added (same classifier)."""
