@@ -40,6 +40,12 @@ class TilesetProfile:
     sources: list[dict] = field(default_factory=list)
     created: str = ""
 
+    def __post_init__(self) -> None:
+        # the examples grouped by class, as vision.tileset.apply reads them
+        order = np.argsort(self.labels, kind="stable")
+        object.__setattr__(self, "embeddings", np.ascontiguousarray(self.embeddings[order], np.float32))
+        object.__setattr__(self, "labels", np.asarray(self.labels)[order])
+
     def class_counts(self) -> dict[str, int]:
         """Examples per class (crops, both ways up counted once per view), in CLASSES order."""
         ids, counts = np.unique(self.labels, return_counts=True)
