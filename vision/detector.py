@@ -68,7 +68,8 @@ class Detector:
         all_boxes = np.concatenate([boxes.reshape(-1, 4), weak_boxes.reshape(-1, 4)])
         all_find = np.concatenate([find_scores, weak_find])
         classifier = self.classifier
-        probs = classifier.classify(*self._crop_source(rgb, boxes, all_boxes, photo), profile=tileset)
+        source = self._crop_source(rgb, boxes, all_boxes, photo)
+        probs = classifier.classify(*source) if tileset is None else classifier.classify(*source, profile=tileset)
         # boxes the classifier finds no tile in go; the others' classes are read among the 43
         if classifier.not_a_tile_above is None:
             is_tile = np.ones(len(probs), bool)
