@@ -1,13 +1,15 @@
 """Reading with a tile-set profile: the shipped classifier's probabilities blended with a
 nearest-example reading against the set's own tiles (chosen by measurement: docs/tilesets.md).
 
-A crop's embedding is the classifier's penultimate map (128 x 8 x 6) averaged over 2 x 2 cells
-(1536 values) and made unit length (`embedding`). For each box, its crop's embedding is compared (cosine) with each of the set's examples; a class's
-similarity is its best example's. Over the classes the set holds, softmax(similarity / TEMPERATURE)
-is the set's reading, given the probability the classifier gave those classes together, and
-blended with the classifier's own by a weight that grows from 0 at SIMILAR_FROM to WEIGHT at
-SIMILAR_AT of the best similarity: a crop unlike every tile of the set (another set, a prop) keeps
-the classifier's reading. A class the set holds no example of keeps the classifier's probability.
+A crop's embedding is the classifier's penultimate map (128 x 8 x 6) summed over 2 x 2 cells (1536
+values) and made unit length (`embedding`). Each box's embedding is compared (cosine) with each of
+the set's examples; a class's similarity is its best example's. Over the classes the set holds,
+softmax(similarity / temperature) is the set's reading, given the probability the classifier gave
+those classes together, and blended with the classifier's own by a weight that grows from 0 at a
+best similarity of `similar_from` to `weight` at `similar_at` (`plain_from` to `plain_at` for a box
+read as a blank white dragon or a face-down tile, PLAIN_FACES, alike most plain crops): a crop
+unlike every tile of the set (another set, a prop) keeps the classifier's reading. A class the set
+holds no example of keeps the classifier's probability.
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.classes import NOT_A_TILE
+from vision.classes import CLASSES, NOT_A_TILE
 
 
 @dataclass(frozen=True)
@@ -24,9 +26,14 @@ class Blend:
     temperature: float = 0.02   # softmax temperature over cosine similarities
     similar_from: float = 0.6   # best similarity under which the set's reading counts for nothing
     similar_at: float = 0.8     # best similarity from which it counts `weight`
+    # a box the classifier or the set reads as a face with little drawn on it (PLAIN_FACES) is
+    # alike most plain crops of other sets: its gate is stricter
+    plain_from: float = 0.8
+    plain_at: float = 0.95
 
 
 BLEND = Blend()
+PLAIN_FACES = np.array([CLASSES.index("J3"), CLASSES.index("BACK")])  # the white dragon, a face-down tile
 FEATURE_MAP = (128, 8, 6)  # the shipped classifier's penultimate map (channels, height, width)
 
 
@@ -66,7 +73,10 @@ def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, exa
     logits = sims / blend.temperature
     own = np.exp(logits - logits.max(axis=1, keepdims=True))
     own /= own.sum(axis=1, keepdims=True)
-    likeness = np.clip((sims.max(axis=1) - blend.similar_from) / (blend.similar_at - blend.similar_from), 0, 1)
+    plain = np.isin(classes[sims.argmax(axis=1)], PLAIN_FACES) | np.isin(probs[:, :NOT_A_TILE].argmax(axis=1), PLAIN_FACES)
+    start = np.where(plain, blend.plain_from, blend.similar_from)
+    full = np.where(plain, blend.plain_at, blend.similar_at)
+    likeness = np.clip((sims.max(axis=1) - start) / (full - start), 0, 1)
     weight = (blend.weight * likeness)[:, None]
     out = probs.copy()
     mass = probs[:, classes].sum(axis=1, keepdims=True)
