@@ -34,8 +34,21 @@ class OneLineFormatter(logging.Formatter):
         return "\n".join("    " + escape_controls(line) for line in stack_info.splitlines())
 
 
+class _StderrHandler(logging.StreamHandler):
+    """A handler that writes to whatever sys.stderr is when it writes (not the stream it was made
+    with: a closed one after a redirection, as pytest's capture leaves behind)."""
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value) -> None:
+        pass
+
+
 def configure_logging(level: str = "info") -> None:
     """Every logger (uvicorn's too) to stderr through OneLineFormatter, at `level`."""
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _StderrHandler()
     handler.setFormatter(OneLineFormatter(LOG_FORMAT))
     logging.basicConfig(level=level.upper(), handlers=[handler], force=True)

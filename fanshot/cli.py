@@ -21,6 +21,7 @@ COMMAND_MODULES = [  # in the order of `fanshot --help`
     "fanshot.commands.pipeline_eval",
     "fanshot.commands.label",
     "fanshot.commands.game",
+    "fanshot.commands.tileset",
 ]
 
 

@@ -112,8 +112,10 @@ def evaluate(
     progress: Callable[[int], None] | None = None,
     repair: bool = True,
     turn: int = 0,
+    one_set=None,
 ) -> dict:
-    """Score n fresh scenes from the photo (when a detector is given) and from the true boxes."""
+    """Score n fresh scenes from the photo (when a detector is given) and from the true boxes;
+    `one_set` (datasets.synth.generate.OneSet): every scene drawn in that one tile set."""
     from datasets.synth.generate import make_example
 
     if seed < FRESH_SEEDS:
@@ -123,7 +125,7 @@ def evaluate(
     read_seconds = 0.0
     repaired_seconds = 0.0
     for index in range(n):
-        example = make_example(seed, index, list(long_sides))
+        example = make_example(seed, index, list(long_sides), None, one_set)
         record = example["record"]
         image, record["boxes"] = turn_scene(example["image"], record["boxes"], turn)
         size = (image.shape[1], image.shape[0])

@@ -3,12 +3,16 @@
 gave, so it sees more pixels than the finder."""
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
+from typing import Protocol
 
 import cv2
 import numpy as np
 
 from vision.model_spec import ModelNotFoundError, onnx_session
+
+FEATURES = "features"  # the classifier's second output: its penultimate layer (vision.tileset's embedding)
 
 CANDIDATES = 4  # classes listed per detection (its own first), for vision.one_set
 # The classifier's extra views (model.json classifier `views`): flips of the N x C x H x W crops
@@ -19,6 +23,20 @@ VIEW_FLIPS: dict[str, list[tuple[int, ...]]] = {
     "rot180": [(2, 3)],                      # tiles lie upside down as often as not
     "rot180+mirror": [(2, 3), (3,), (2,)],   # and some photos are mirrored (selfie cameras)
 }
+
+
+class SetLook(Protocol):
+    """How one tile set looks (vision.tileset.profile.TilesetProfile): learnt with the classifier
+    `classifier` (TileClassifier.model_id), it blends the classifier's probabilities of crops with
+    the set's own reading of their features."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def classifier(self) -> str: ...
+
+    def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray) -> np.ndarray: ...
 
 
 def crop_tiles(
@@ -87,7 +105,12 @@ class TileClassifier:
         above = spec.get("not_a_tile_above")
         self.not_a_tile_above = None if above is None else float(above)
         self.session = onnx_session(model_dir / spec["file"], threads)
+        # which network this is: a tile-set profile holds the embeddings of one (vision.tileset)
+        self.model_id = hashlib.sha256((model_dir / spec["file"]).read_bytes()).hexdigest()[:16]
         self.input_name = self.session.get_inputs()[0].name
+        self.output_name = self.session.get_outputs()[0].name
+        # a classifier with a `features` output can read with a tile-set profile (vision.tileset)
+        self.has_features = any(o.name == FEATURES for o in self.session.get_outputs()[1:])
         outputs = self.session.get_outputs()[0].shape[-1]
         if isinstance(outputs, int) and outputs != len(self.classes) + (self.not_a_tile_above is not None):
             raise ModelNotFoundError(
@@ -95,25 +118,53 @@ class TileClassifier:
                 + ("43 and 'not a tile' (not_a_tile_above)" if self.not_a_tile_above is not None else "43")
             )
 
-    def classify(self, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    def classify(self, rgb: np.ndarray, boxes: np.ndarray, profile: SetLook | None = None) -> np.ndarray:
         """Class probabilities (len(boxes), 43) for each box, and with `not_a_tile_above` a 44th
-        column: the probability that the box holds no tile (NOT_A_TILE)."""
+        column: the probability that the box holds no tile (NOT_A_TILE). With `profile` (a tile
+        set's, vision.tileset), the 43 are blended with the set's own look (`SetLook.blend`)."""
         if len(boxes) == 0:
             return np.zeros((0, len(self.classes) + (self.not_a_tile_above is not None)), np.float32)
-        probs = self._with_views(crop_blob(crop_tiles(rgb, boxes, self.crop_w, self.crop_h, self.crop_pad)))
+        blob = crop_blob(crop_tiles(rgb, boxes, self.crop_w, self.crop_h, self.crop_pad))
+        if profile is not None:
+            self._check_features(profile)
+        features: list[np.ndarray] | None = [] if profile is not None else None
+        rows = np.arange(len(boxes))
+        probs = self._with_views(blob, features)
         if self.both_turns is not None:
             aspect = (boxes[:, 2] - boxes[:, 0]) / np.maximum(boxes[:, 3] - boxes[:, 1], 1e-6)
             unsure = probs.max(axis=1) < self.views_below
             either = np.flatnonzero((aspect >= self.both_turns[0]) & (aspect <= self.both_turns[1]) & unsure)
             if len(either):
                 other = crop_tiles(rgb, boxes[either], self.crop_w, self.crop_h, self.crop_pad, other_way=True)
-                probs[either] = (probs[either] + self._with_views(crop_blob(other))) / 2
+                probs[either] = (probs[either] + self._with_views(crop_blob(other), features)) / 2
+                rows = np.concatenate([rows, either])  # a profile compares such a box both ways
+        if profile is not None and features is not None:
+            probs = profile.blend(probs, np.concatenate(features), rows)
         return probs
 
-    def _with_views(self, blob: np.ndarray) -> np.ndarray:
+    def embed(self, blob: np.ndarray) -> np.ndarray:
+        """The features (N, D) of N x C x H x W crops: the classifier's `features` output (its
+        penultimate layer; vision.tileset.apply.embedding makes them the embeddings it compares)."""
+        self._check_features()
+        features: list[np.ndarray] = []
+        self._class_probabilities(blob, features)
+        return features[0]
+
+    def _check_features(self, profile: SetLook | None = None) -> None:
+        """Raises ModelNotFoundError when this classifier cannot compare crops with `profile`'s: it
+        has no `features` output, or the profile was learnt with another classifier."""
+        if not self.has_features:
+            raise ModelNotFoundError(f"the classifier has no {FEATURES!r} output: it cannot read with a tile set "
+                                     "(training/feature_output.py adds it)")
+        if profile is not None and profile.classifier != self.model_id:
+            raise ModelNotFoundError(f"tile set {profile.name!r} was learnt with another classifier "
+                                     f"({profile.classifier}, this one is {self.model_id}): learn it again")
+
+    def _with_views(self, blob: np.ndarray, features: list[np.ndarray] | None = None) -> np.ndarray:
         """Class probabilities of N x C x H x W crops, averaged with their flipped views (`view_flips`)
-        for the crops whose best class is under `views_below`."""
-        probs = self._class_probabilities(blob)
+        for the crops whose best class is under `views_below`; `features`: the crops' own embeddings
+        appended to it (not the views')."""
+        probs = self._class_probabilities(blob, features)
         unsure = np.flatnonzero(probs.max(axis=1) < self.views_below) if self.view_flips else np.zeros(0, np.int64)
         if len(unsure):
             views = np.concatenate([np.flip(blob[unsure], dims) for dims in self.view_flips])
@@ -121,8 +172,14 @@ class TileClassifier:
             probs[unsure] = (probs[unsure] + flipped.sum(axis=0)) / (len(self.view_flips) + 1)
         return probs
 
-    def _class_probabilities(self, blob: np.ndarray) -> np.ndarray:
-        return _softmax(self.session.run(None, {self.input_name: blob})[0])
+    def _class_probabilities(self, blob: np.ndarray, features: list[np.ndarray] | None = None) -> np.ndarray:
+        """Softmax of the logits; with `features`, the crops' features appended to it from the
+        same run."""
+        if features is None or not self.has_features:
+            return _softmax(self.session.run([self.output_name], {self.input_name: blob})[0])
+        logits, embedding = self.session.run([self.output_name, FEATURES], {self.input_name: blob})
+        features.append(embedding.reshape(len(blob), -1))
+        return _softmax(logits)
 
     def candidates(self, probs: np.ndarray, best: int, find_score: float) -> list[list]:
         """The CANDIDATES best classes of one box as [tile, finder score x probability], best first;

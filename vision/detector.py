@@ -21,7 +21,7 @@ import numpy as np
 
 from vision.boxes import long_sides, suppress_duplicates, tile_size
 from vision.classes import NOT_A_TILE
-from vision.classifier import TileClassifier
+from vision.classifier import SetLook, TileClassifier
 from vision.detections import Detection, Detections, TileDetector
 from vision.finder import TileFinder
 from vision.model_spec import DEFAULT_MODEL_DIR, DEFAULT_THREADS, MODEL_JSON, read_model_spec
@@ -48,7 +48,7 @@ class Detector:
 
     def detect(
         self, rgb: np.ndarray, *, weak_floor: float | None = None, closer: bool = False, upside_down: bool = False,
-        photo: Photo | None = None,
+        photo: Photo | None = None, tileset: SetLook | None = None,
     ) -> Detections:
         """The tiles in `rgb` (H, W, 3 uint8 RGB), left to right, as vision.detections describes
         them; `score` is the finder score x the class probability, and `candidates` the
@@ -57,7 +57,8 @@ class Detector:
         the same tile as a kept one or a better weak one (suppress_duplicates' rule) is left out;
         one finder and classifier pass for both (vision.reading_repair may add a weak tile to a
         hand one tile short). `closer`, `upside_down`: read_hand's other looks (TileFinder.find).
-        `photo`: the photo `rgb` is (vision.photo.read_photo), for `_crop_source`."""
+        `photo`: the photo `rgb` is (vision.photo.read_photo), for `_crop_source`. `tileset`: read
+        the tiles as that tile set draws them (vision.tileset; None: the shipped classifier alone)."""
         if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
             raise ValueError("detect() expects an RGB uint8 array of shape (H, W, 3)")
         found = self.finder.find(rgb, weak_floor, closer, upside_down)
@@ -67,7 +68,8 @@ class Detector:
         all_boxes = np.concatenate([boxes.reshape(-1, 4), weak_boxes.reshape(-1, 4)])
         all_find = np.concatenate([find_scores, weak_find])
         classifier = self.classifier
-        probs = classifier.classify(*self._crop_source(rgb, boxes, all_boxes, photo))
+        source = self._crop_source(rgb, boxes, all_boxes, photo)
+        probs = classifier.classify(*source) if tileset is None else classifier.classify(*source, profile=tileset)
         # boxes the classifier finds no tile in go; the others' classes are read among the 43
         if classifier.not_a_tile_above is None:
             is_tile = np.ones(len(probs), bool)
@@ -100,6 +102,13 @@ class Detector:
 
         return Detections(left_to_right([record(int(i)) for i in kept]), left_to_right([record(i) for i in weak_kept]),
                           found.closer_differs)
+
+    def classifier_view(self, rgb: np.ndarray, boxes: np.ndarray, photo: Photo | None = None
+                        ) -> tuple[np.ndarray, np.ndarray]:
+        """The image the classifier reads `boxes` (found in `rgb`) from, and the boxes in its
+        pixels (`_crop_source`: a sharper decode of `photo` for small tiles); vision.tileset learns
+        from the crops the detector would read."""
+        return self._crop_source(rgb, boxes, boxes, photo)
 
     def _crop_source(
         self, rgb: np.ndarray, tiles: np.ndarray, boxes: np.ndarray, photo: Photo | None

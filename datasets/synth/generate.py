@@ -18,6 +18,7 @@ import json
 import multiprocessing
 import random
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ASPECTS = [((4, 3), 0.55), ((3, 2), 0.25), ((16, 9), 0.2)]
@@ -27,6 +28,17 @@ MAX_HAND_DRAWS = 100  # hands drawn for one scene until one meets the minimum
 
 class SynthError(RuntimeError):
     """The generator cannot run (no scorer, bad options)."""
+
+
+@dataclass(frozen=True)
+class OneSet:
+    """Every scene in one tile set (datasets.synth.tile_set): the set of `seed`, its faces
+    `altered` or not; `layout`: photos of that many of its tiles laid out in the tile-set layout
+    order (vision.tileset.learn.LAYOUT_COUNTS) instead of hands (0: hands)."""
+
+    seed: int
+    altered: bool = False
+    layout: int = 0
 
 
 NO_CJK_FONT = ("no CJK font is installed (Debian: fonts-noto-cjk; `make system-deps` installs it): the faces "
@@ -79,14 +91,28 @@ def image_size(rng: random.Random, long_sides: list[int]) -> tuple[int, int]:
     return (long, short) if rng.random() < 0.65 else (short, long)
 
 
-def make_example(seed: int, index: int, long_sides: list[int], families: list[str] | None = None) -> dict:
-    """One synthetic photo and its record, deterministic for (seed, index)."""
+def make_example(seed: int, index: int, long_sides: list[int], families: list[str] | None = None,
+                 one_set: OneSet | None = None) -> dict:
+    """One synthetic photo and its record, deterministic for (seed, index) (and `one_set`)."""
     from datasets.synth.scene import render_scene
     random_winning_hand, score_hand = _scorer()
     rng = random.Random(f"example:{seed}:{index}")
     hand = legal_win(random.Random(f"hand:{seed}:{index}"), random_winning_hand, score_hand)
     size = image_size(rng, long_sides)
-    scene = render_scene(hand, f"{seed}:{index}", size, families)
+    tile_set = None
+    if one_set is not None:
+        from datasets.synth.tile_set import render_layout, set_style
+
+        tile_set = set_style(one_set.seed, one_set.altered, tuple(families) if families else None)
+        if one_set.layout:
+            from vision.tileset.learn import layout_tiles
+
+            w, h = max(size), min(size)
+            photo = render_layout(tile_set, layout_tiles(one_set.layout), f"{seed}:{index}", (w, h))
+            return {"image": photo["image"], "scene": photo,
+                    "record": {"hand": None, "score": None, "boxes": photo["tiles"], "width": w, "height": h,
+                               "style": tile_set.name, "seed": seed, "index": index}}
+    scene = render_scene(hand, f"{seed}:{index}", size, families, tile_set=tile_set)
     hand = scene["hand"]
     score = score_hand(hand)
     boxes = [{k: t[k] for k in ("tile", "box", "role", "shown", "ignore") if k in t} for t in scene["tiles"]]
@@ -100,11 +126,11 @@ def example_name(seed: int, index: int) -> str:
 
 
 def _write(job) -> int:
-    out, seed, index, long_sides, families, quality_range = job
+    out, seed, index, long_sides, families, quality_range, one_set = job
     import cv2
 
     from datasets.formats import yolo_label_lines
-    example = make_example(seed, index, long_sides, families)
+    example = make_example(seed, index, long_sides, families, one_set)
     name = example_name(seed, index)
     record = example["record"]
     record["image"] = f"{name}.jpg"
@@ -149,7 +175,7 @@ def _init_worker():
 
 def generate(out: str | Path, n: int, seed: int, start: int = 0, workers: int = 1,
              long_sides: list[int] | None = None, families: list[str] | None = None,
-             quality: tuple[int, int] = (55, 95), progress: bool = True) -> dict:
+             quality: tuple[int, int] = (55, 95), progress: bool = True, one_set: OneSet | None = None) -> dict:
     """Write images start..start+n-1 of `seed` into `out`; returns {"images", "boxes", "seconds",
     "notes"} (notes: `check_art`'s)."""
     from tqdm import tqdm
@@ -163,7 +189,7 @@ def generate(out: str | Path, n: int, seed: int, start: int = 0, workers: int = 
     out = Path(out)
     for sub in ("images", "labels", "records"):
         (out / sub).mkdir(parents=True, exist_ok=True)
-    jobs = [(str(out), seed, i, long_sides, families, quality) for i in range(start, start + n)]
+    jobs = [(str(out), seed, i, long_sides, families, quality, one_set) for i in range(start, start + n)]
     t0 = time.perf_counter()
     boxes = 0
     bar = tqdm(total=n, unit="img", disable=not progress, desc=f"synth seed {seed}")

@@ -20,7 +20,7 @@ import numpy as np
 
 from datasets.synth import backgrounds, effects, props
 from datasets.synth.layout import Dims, bounds, lay_out_hand, lay_out_strays
-from datasets.synth.tiles import make_sprite, random_style
+from datasets.synth.tiles import TileStyle, make_sprite, random_style
 
 _PROCEDURAL_CACHE: dict = {}
 RACK_COLOURS = [(150, 100, 60), (40, 40, 45), (200, 190, 170), (30, 90, 60), (120, 30, 30)]
@@ -245,18 +245,20 @@ def _label_boxes(items, rects, areas, inst, m_canvas) -> list[dict]:
 
 
 def render_scene(hand: dict, seed, size: tuple[int, int] = (1280, 960),
-                 families: list[str] | None = None, photo_effects: bool = True) -> dict:
+                 families: list[str] | None = None, photo_effects: bool = True, tile_set: TileStyle | None = None) -> dict:
     """Draw `hand` (hand JSON) as a photo of `size` = (width, height), deterministic for `seed`.
 
     Returns {"image": RGB uint8, "instances": uint8 map (0 = table, k = tiles[k-1]),
     "tiles": [{"tile", "role", "box": [x1, y1, x2, y2], "instance"}], "hand": the hand as drawn
     (a claimed tile turned sideways is recorded in its meld), "style": the art family}.
+    `tile_set`: draw it in that style (datasets.synth.tile_set) rather than the seed's.
     """
     rng = random.Random(f"scene:{seed}")
     nrng = np.random.default_rng(rng.getrandbits(64))
     w_img, h_img = size
     hand = copy.deepcopy(hand)
     style = random_style(rng, families, _PROCEDURAL_CACHE)
+    style = tile_set or style  # one set for every scene (datasets.synth.tile_set): the draws stay the same
     dims = Dims(h=rng.uniform(1.28, 1.42), s_flat=rng.uniform(0.12, 0.55), s_stand=rng.uniform(0.1, 0.35))
     layout = lay_out_hand(hand, rng, dims, narrow=h_img > w_img)
     items = layout["items"]

@@ -5,6 +5,7 @@ import json
 import sys
 from pathlib import Path
 
+from fanshot.commands.tileset import add_tileset_argument, reading_detector
 from fanshot.win_conditions import add_context_arguments, context_from_args
 
 
@@ -20,6 +21,7 @@ def register(subparsers) -> None:
     p.add_argument("--out", metavar="JPG", help="write the annotated photo here")
     p.add_argument("--json", action="store_true", help="print {tiles, hand, score, warnings, warning_details, alternatives} as JSON")
     p.add_argument("--model-dir", help="detector model folder (default: the shipped models/)")
+    add_tileset_argument(p)
     p.set_defaults(func=run_analyze)
 
 
@@ -47,7 +49,7 @@ def run_analyze(args) -> int:
     if out_problem:  # before the analysis, not after it
         return _fail(out_problem)
     try:
-        detector = get_detector(args.model_dir)
+        detector = reading_detector(get_detector(args.model_dir), args.tileset, _fail)
         rgb, analyzed = analyze_photo(path.read_bytes(), context, args.rules, detector)
         analysis = analyzed.to_json()
     except ImageError as exc:

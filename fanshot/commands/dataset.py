@@ -33,6 +33,13 @@ def register(subparsers) -> None:
                    help="tile art families to use (default: all installed); see --list-styles")
     p.add_argument("--list-styles", action="store_true", help="print the tile art families available here")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--one-set", type=non_negative_int, default=None, metavar="SEED",
+                   help="draw every scene in one tile set, the one of SEED (docs/tilesets.md)")
+    p.add_argument("--altered", action="store_true",
+                   help="with --one-set: some of the set's faces drawn as no trained art draws them (an unseen set)")
+    p.add_argument("--layout", type=int, default=0, choices=[0, 34, 35, 42, 43], metavar="COUNT",
+                   help="with --one-set: photos of COUNT of the set's tiles laid out in the order "
+                        "`fanshot tileset layout` shows (34, 35, 42 or 43), not hands")
     p.set_defaults(func=_synth)
 
     d = subparsers.add_parser("dataset", help="tile dataset tools: convert, labelstudio-config, merge, split, stats, copies, sheet")
@@ -114,9 +121,13 @@ def _synth(args) -> int:
             return _fail(f"unknown or unavailable styles: {', '.join(unknown)} (available: {', '.join(available)})")
     if args.n is None or args.out is None:
         return _fail("synth needs --n N and --out DIR")
+    if (args.altered or args.layout) and args.one_set is None:
+        return _fail("--altered and --layout draw one tile set: give --one-set SEED")
+    one_set = None if args.one_set is None else generate.OneSet(args.one_set, args.altered, args.layout)
     try:
         result = generate.generate(args.out, args.n, args.seed, start=args.start, workers=args.workers,
-                                   long_sides=args.long_side, families=families, progress=not args.quiet)
+                                   long_sides=args.long_side, families=families, progress=not args.quiet,
+                                   one_set=one_set)
     except (generate.SynthError, OSError) as exc:
         return _fail(str(exc))
     for note in result["notes"]:

@@ -5,6 +5,7 @@ import json
 import sys
 from pathlib import Path
 
+from fanshot.commands.tileset import add_tileset_argument, reading_detector
 from vision.detector import detect_photo
 
 
@@ -15,6 +16,7 @@ def register(subparsers) -> None:
     detect.add_argument("--model-dir", default=None, help="folder with model.json (default: models/)")
     detect.add_argument("--one-set", action="store_true",
                         help="read each photo as one tile set can hold it (at most 4 of a tile, 1 of each flower)")
+    add_tileset_argument(detect)
     detect.set_defaults(func=_detect)
 
 
@@ -29,7 +31,7 @@ def _detect(args) -> int:
     from vision.model_spec import ModelNotFoundError
 
     try:
-        detector = get_detector(args.model_dir)
+        detector = reading_detector(get_detector(args.model_dir), args.tileset, _fail)
     except ModelNotFoundError as exc:
         return _fail(str(exc))
     status = 0

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from fanshot.args import non_negative_int, positive_int
+from fanshot.commands.tileset import add_tileset_argument, reading_detector
 
 
 def register(subparsers) -> None:
@@ -29,6 +30,10 @@ def register(subparsers) -> None:
                         "of the table (90, 270) or from across it (180)")
     e.add_argument("--no-repair", action="store_true",
                    help="do not repair readings that make no winning hand (vision.reading_repair)")
+    add_tileset_argument(e)
+    e.add_argument("--one-set", type=non_negative_int, default=None, metavar="SEED",
+                   help="draw every scene in the one tile set of SEED (`fanshot synth --one-set`; docs/tilesets.md)")
+    e.add_argument("--altered", action="store_true", help="with --one-set: that set's faces altered (an unseen set)")
     e.set_defaults(func=run_eval)
 
     r = subparsers.add_parser(
@@ -58,6 +63,8 @@ def _fail(message: str, command: str) -> int:
 def run_eval(args) -> int:
     from training.analyze_eval import FRESH_SEEDS, evaluate
 
+    if args.altered and args.one_set is None:
+        return _fail("--altered alters one tile set: give --one-set SEED", command="analyze-eval")
     if args.seed < FRESH_SEEDS:
         return _fail(f"--seed must be {FRESH_SEEDS} or more: lower seeds may have been used for training",
                      command="analyze-eval")
@@ -67,7 +74,8 @@ def run_eval(args) -> int:
         from vision.model_spec import ModelNotFoundError
 
         try:
-            detector = get_detector(args.model_dir)
+            detector = reading_detector(get_detector(args.model_dir), args.tileset,
+                                        lambda message: _fail(message, command="analyze-eval"))
         except ModelNotFoundError as exc:
             return _fail(f"{exc} (use --layout-only to check the layout alone)", command="analyze-eval")
     from tqdm import tqdm
@@ -81,8 +89,11 @@ def run_eval(args) -> int:
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     with tqdm(total=args.n, unit="scene", file=sys.stderr, disable=not sys.stderr.isatty()) as bar:
+        from datasets.synth.generate import OneSet
+
+        one_set = None if args.one_set is None else OneSet(args.one_set, args.altered)
         summary = evaluate(args.n, args.seed, (args.long_side,), detector, progress=lambda i: bar.update(1),
-                           repair=not args.no_repair, turn=args.turn)
+                           repair=not args.no_repair, turn=args.turn, one_set=one_set)
     n = summary["scenes"]
     turned = f", turned {args.turn} degrees" if args.turn else ""
     print(f"scenes: {n} (seed {args.seed}, long side {args.long_side} px{turned}), {summary['seconds']} s")

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from fanshot.args import positive_int, unit_share
+from fanshot.commands.tileset import add_tileset_argument, reading_detector
 from training.classifier import ARCHES, input_wh
 from training.evaluate import RANK_FLOOR
 from training.hard import UNSURE_BELOW
@@ -30,6 +31,7 @@ def register(subparsers) -> None:
     evaluate.add_argument("--disagreements", metavar="JSONL", default=None,
                           help="write, per image, the tiles found where no label is and the labels where no tile "
                                "was found (IoU under 0.3): missing labels, labels off their tiles, misses, false finds")
+    add_tileset_argument(evaluate)
     evaluate.set_defaults(func=_eval)
 
     bench = subparsers.add_parser("bench-detect", help="detector latency, p50 and p95")
@@ -37,6 +39,7 @@ def register(subparsers) -> None:
                        help="a JPEG (default: the test photos, each made a 12 MP JPEG in its own orientation)")
     bench.add_argument("--runs", type=positive_int, default=None, help="reads per photo (default 30 for PHOTO, 10 each for the test photos)")
     bench.add_argument("--model-dir", default=None)
+    add_tileset_argument(bench)
     bench.set_defaults(func=_bench)
 
     train = subparsers.add_parser("train", help="train the detector (needs the `train` extra)")
@@ -176,7 +179,7 @@ def _eval(args) -> int:
         records = records_in_list(records, args.list)
     if not records:
         return _fail(f"{args.data}: no images to evaluate")
-    detector = _load_detector(args.model_dir, args.conf)
+    detector = reading_detector(_load_detector(args.model_dir, args.conf), args.tileset, _fail)
     pairs = detect_dataset(records, detector, DETECT_MAX_SIDE, one_set=args.one_set, rank_floor=args.rank_floor)
     metrics = {**evaluate(pairs, sources=[source_photo(r["file"]) for r in records]), "one_set": args.one_set,
                "rank_floor": args.rank_floor}
@@ -206,7 +209,7 @@ def _bench(args) -> int:
     from training.bench import bench
     from vision.decode import ImageError
 
-    detector = _load_detector(args.model_dir)
+    detector = reading_detector(_load_detector(args.model_dir), args.tileset, _fail)
     try:
         runs = args.runs or (30 if args.photo else 10)
         results = bench(Path(args.photo) if args.photo else None, runs, detector, DETECT_MAX_SIDE)

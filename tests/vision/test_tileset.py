@@ -1,0 +1,221 @@
+"""Tile-set profiles (vision.tileset, `fanshot tileset`, `--tileset`): a layout photo rendered by
+`fanshot synth` is learnt and its set read right; a wrong layout, a corrupt or foreign profile are
+refused whole; without a profile nothing changes."""
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from fanshot.cli import main
+from vision.classes import CLASSES
+from vision.tileset.learn import LAYOUT_ORDER, LayoutError, learn_layout, read_layout, reading_order
+from vision.tileset.profile import ProfileError, TilesetProfile, profile_from_bytes, profile_to_bytes
+from vision.tileset.reader import with_tileset
+from vision.tileset.store import ProfileStore
+
+synth = pytest.importorskip("datasets.synth.generate")
+DATA = Path(__file__).resolve().parent.parent / "data" / "detector"
+SET_SEED = 7  # an altered set: faces the shipped classifier misreads (datasets.synth.tile_set.ALTERED)
+
+
+def _detector():
+    from vision.detector import get_detector
+    from vision.model_spec import ModelNotFoundError
+
+    try:
+        return get_detector()
+    except ModelNotFoundError:
+        pytest.skip("no trained model in models/ yet")
+
+
+def _jpeg(example: dict) -> bytes:
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(example["image"], cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert ok
+    return buf.tobytes()
+
+
+def _layout_photo(count: int = 43) -> tuple[bytes, dict]:
+    example = synth.make_example(910000, 0, [1280], None, synth.OneSet(SET_SEED, True, count))
+    return _jpeg(example), example["record"]
+
+
+@pytest.fixture(scope="module")
+def learnt():
+    data, record = _layout_photo()
+    profile, layout = learn_layout(_detector(), data, "altered7")
+    return data, record, profile, layout
+
+
+def test_a_synthetic_layout_photo_is_learnt_in_the_layout_order(learnt):
+    _, record, profile, layout = learnt
+    assert [b["tile"] for b in record["boxes"]] == LAYOUT_ORDER
+    assert layout.tiles == LAYOUT_ORDER and layout.rows == [9, 9, 9, 9, 7] and not layout.reversed
+    assert set(profile.class_counts()) == set(CLASSES)
+    truth = np.array([b["box"] for b in record["boxes"]])
+    found = layout.boxes  # a 1280 px JPEG is read whole (no direct scale of it is 1000 px or more)
+    assert np.abs(found[:, :2] - truth[:, :2]).max() < 0.25 * np.median(truth[:, 2] - truth[:, 0])
+
+
+def _right(detector, photos: list[tuple[bytes, dict]]) -> int:
+    from vision.boxes import iou_matrix
+    from vision.detector import detect_photo
+
+    right = 0
+    for data, record in photos:
+        found = detect_photo(detector, data)["detections"]
+        truth = [b for b in record["boxes"] if not b.get("ignore")]
+        iou = iou_matrix(np.array([b["box"] for b in truth]), np.array([d["box"] for d in found]).reshape(-1, 4))
+        for i, b in enumerate(truth):
+            j = int(iou[i].argmax()) if iou.shape[1] else -1
+            right += j >= 0 and iou[i, j] >= 0.5 and found[j]["tile"] == b["tile"]
+    return right
+
+
+def test_the_learnt_set_is_read_right_and_better_than_without(learnt):
+    data, record, profile, _ = learnt
+    detector = _detector()
+    layout_photo = [(data, record)]
+    assert _right(with_tileset(detector, profile), layout_photo) == 43  # every tile of its own layout
+    assert _right(detector, layout_photo) < 43  # the shipped classifier alone misreads the altered faces
+    scenes = [synth.make_example(920000, i, [1280], None, synth.OneSet(SET_SEED, True)) for i in range(4)]
+    photos = [(_jpeg(s), s["record"]) for s in scenes]
+    assert _right(with_tileset(detector, profile), photos) > _right(detector, photos)
+
+
+def test_without_a_profile_the_reading_is_the_shipped_one(learnt):
+    detector = _detector()
+    from vision.photo import read_photo
+
+    photo = read_photo(sorted(DATA.glob("*.jpg"))[0].read_bytes())
+    assert detector.detect(photo.image, photo=photo) == with_tileset(detector, None).detect(photo.image, photo=photo)
+
+
+def test_the_features_output_leaves_the_logits_bit_identical():
+    onnx = pytest.importorskip("onnx")
+    from vision.classifier import FEATURES, crop_blob, crop_tiles
+    from vision.model_spec import DEFAULT_MODEL_DIR, onnx_session
+
+    detector = _detector()
+    model = onnx.load(str(DEFAULT_MODEL_DIR / "classifier.onnx"))
+    outputs = [o for o in model.graph.output if o.name != FEATURES]
+    nodes = [n for n in model.graph.node if FEATURES not in n.output]
+    del model.graph.output[:]
+    model.graph.output.extend(outputs)
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
+    path = Path(detector.model_dir / "classifier.onnx")
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        onnx.save(model, f"{tmp}/plain.onnx")
+        plain = onnx_session(Path(f"{tmp}/plain.onnx"), 1)
+        shipped = onnx_session(path, 1)
+        from vision.photo import read_photo
+
+        photo = read_photo(sorted(DATA.glob("*.jpg"))[1].read_bytes())
+        boxes, _ = detector.finder.find_tiles(photo.image)
+        c = detector.classifier
+        blob = crop_blob(crop_tiles(photo.image, boxes, c.crop_w, c.crop_h, c.crop_pad))
+        (a,) = plain.run(None, {"crops": blob})
+        b, features = shipped.run(None, {"crops": blob})
+    assert len(boxes) > 5 and a.tobytes() == b.tobytes() and features.shape == (len(boxes), 128 * 8 * 6)
+
+
+def test_a_layout_of_the_wrong_count_is_refused_saying_what_was_found():
+    boxes = np.array([[x * 60, y * 90, x * 60 + 50, y * 90 + 70] for y in range(4) for x in range(10)], np.float32)
+    order, rows = reading_order(boxes[::-1].copy())
+    assert rows == [10, 10, 10, 10] and (boxes[::-1][order] == boxes).all()
+    with pytest.raises(LayoutError, match=r"found 40 tiles in 4 rows \(10, 10, 10, 10\)") as refused:
+        read_layout(boxes, np.full((40, 43), 1 / 43, np.float32))
+    assert len(refused.value.boxes) == 40
+
+
+def test_learn_refuses_a_photo_that_is_no_layout_and_saves_nothing(tmp_path, monkeypatch, capsys):
+    _detector()
+    monkeypatch.setenv("FANSHOT_DATA_DIR", str(tmp_path))
+    photo = sorted(DATA.glob("*.jpg"))[0]
+    drawn = tmp_path / "found.png"
+    assert main(["tileset", "learn", "mine", "--layout", str(photo), "--out", str(drawn)]) == 2
+    err = capsys.readouterr().err
+    assert "the layout photo should show" in err and "found" in err and "nothing saved" in err
+    assert drawn.is_file() and not (tmp_path / "tilesets" / "mine.tileset").exists()
+
+
+def _profile(name: str = "s") -> TilesetProfile:
+    rng = np.random.default_rng(0)
+    e = rng.random((6, 16)).astype(np.float32)
+    return TilesetProfile(name, "abc", e / np.linalg.norm(e, axis=1, keepdims=True), np.array([0, 0, 1, 1, 2, 2]))
+
+
+def _npz(meta: dict, labels: np.ndarray | None = None) -> bytes:
+    buf = io.BytesIO()
+    np.savez(buf, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8), embeddings=np.ones((1, 2), np.float16),
+             labels=np.zeros(1, np.int16) if labels is None else labels)
+    return buf.getvalue()
+
+
+def test_a_corrupt_or_foreign_profile_is_refused_whole(tmp_path):
+    store = ProfileStore(tmp_path)
+    store.save(_profile("good"))
+    assert store.load("good").class_counts() == {"W1": 2, "W2": 2, "W3": 2}
+    assert [p.name for p in store.dir.iterdir()] == ["good.tileset"]  # no temporary file left
+    whole = (store.dir / "good.tileset").read_bytes()
+    (store.dir / "cut.tileset").write_bytes(whole[: len(whole) // 2])
+    (store.dir / "junk.tileset").write_bytes(b"not a profile at all")
+    (store.dir / "foreign.tileset").write_bytes(_npz({"format": "other"}))
+    (store.dir / "damaged.tileset").write_bytes(_npz({"format": "fanshot-tileset", "version": 1, "name": "damaged",
+                                                      "classifier": "abc"}, labels=np.array([99])))
+    for name in ("cut", "junk", "foreign", "damaged"):
+        with pytest.raises(ProfileError, match="not a fanshot tile-set profile|damaged"):
+            store.load(name)
+    with pytest.raises(ProfileError, match="format version 9"):
+        profile_from_bytes(_npz({"format": "fanshot-tileset", "version": 9, "name": "s", "classifier": "abc"}))
+    assert profile_from_bytes(profile_to_bytes(_profile())).class_counts() == {"W1": 2, "W2": 2, "W3": 2}
+    with pytest.raises(ProfileError, match="no tile set named 'gone'"):
+        store.load("gone")
+    with pytest.raises(ProfileError, match="tile-set name"):
+        store.load("../etc")
+
+
+def test_a_crop_unlike_the_set_keeps_the_classifier_reading():
+    profile = _profile()
+    probs = np.random.default_rng(1).dirichlet(np.ones(44), size=3).astype(np.float32)
+    unlike = -np.eye(16, dtype=np.float32)[[0, 0, 0]]  # unlike every example (cosine under 0)
+    assert np.array_equal(profile.blend(probs, unlike, np.arange(3)), probs)
+    alike = profile.embeddings[[0, 2, 4]]
+    blended = profile.blend(probs, alike, np.arange(3))
+    assert (blended[:, :3].argmax(axis=1) == [0, 1, 2]).all()
+    assert np.allclose(blended.sum(axis=1), 1, atol=1e-5) and np.array_equal(blended[:, 3:], probs[:, 3:])
+
+
+def test_the_commands_take_a_tileset(tmp_path, monkeypatch, capsys, learnt):
+    monkeypatch.setenv("FANSHOT_DATA_DIR", str(tmp_path))
+    data, _, profile, _ = learnt
+    layout = tmp_path / "layout.jpg"
+    layout.write_bytes(data)
+    assert main(["tileset", "learn", "altered7", "--layout", str(layout)]) == 0
+    assert main(["tileset", "list"]) == 0 and "altered7" in capsys.readouterr().out
+    assert main(["detect", "--json", str(layout), "--tileset", "altered7"]) == 0
+    tiles = [d["tile"] for d in json.loads(capsys.readouterr().out)["detections"]]
+    assert sorted(tiles) == sorted(LAYOUT_ORDER)
+    from datasets.formats import write_yolo
+
+    folder = tmp_path / "yolo"
+    write_yolo([{"file": str(layout), "width": 1280, "height": learnt[1]["height"], "boxes": learnt[1]["boxes"]}], folder)
+    assert main(["eval", "--data", str(folder), "--json", "--tileset", "altered7"]) == 0
+    assert json.loads(capsys.readouterr().out)["exact_count"] == 1
+    assert main(["tileset", "learn", "labelled", "--data", str(folder)]) == 0  # from labelled photos
+    assert main(["tileset", "show", "labelled", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert len(shown["tiles"]) == 43 and shown["sources"][0]["kind"] == "labelled"
+    photo = str(sorted(DATA.glob("*.jpg"))[0])
+    for argv in (["detect", photo], ["analyze", photo], ["eval", "--data", str(folder)], ["bench-detect", photo],
+                 ["analyze-eval", "--n", "1"]):
+        assert main([*argv, "--tileset", "nosuchset"]) == 2, argv
+        assert "no tile set named 'nosuchset'" in capsys.readouterr().err
+    assert main(["tileset", "forget", "altered7"]) == 0 and main(["tileset", "forget", "altered7"]) == 2

@@ -1,0 +1,169 @@
+"""Learning a tile set's profile: from one photo of the set laid out in LAYOUT_ORDER, or from
+boxes whose tiles are known (labelled photos, corrections).
+
+Each tile gives JITTERS crops (its box and the box shifted and grown a little, as the finder's
+boxes vary) each way up (tiles lie upside down as often as not): their embeddings are the set's
+examples of that class (vision.tileset.apply).
+"""
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.classes import CLASSES, NOT_A_TILE
+from vision.classifier import TileClassifier, crop_blob, crop_tiles
+from vision.detector import Detector
+from vision.photo import read_photo
+from vision.tileset.apply import embedding
+from vision.tileset.profile import ProfileError, TilesetProfile
+
+# The layout photo's order: characters 1-9, bamboo 1-9, dots 1-9, winds, dragons; then the eight
+# flowers and one face-down tile when the set has them (rows may wrap anywhere)
+LAYOUT_ORDER = list(CLASSES)
+LAYOUT_COUNTS = {34: "the 34 suit and honour tiles", 35: "the 34 and one face-down tile",
+                 42: "the 34 and the 8 flowers", 43: "the 34, the 8 flowers and one face-down tile"}
+# The box and the box moved by these shares of its size (dx, dy, grow, more at the top, more at the
+# bottom: a standing tile shows its body above the face, a lying one below)
+JITTERS = [(0.0, 0.0, 0.0, 0.0, 0.0), (0.04, 0.0, 0.0, 0.0, 0.0), (-0.04, 0.0, 0.0, 0.0, 0.0),
+           (0.0, 0.04, 0.0, 0.0, 0.0), (0.0, -0.04, 0.0, 0.0, 0.0), (0.0, 0.0, 0.06, 0.0, 0.0),
+           (0.0, 0.0, -0.06, 0.0, 0.0), (0.0, 0.0, 0.0, 0.2, 0.0), (0.0, 0.0, 0.0, 0.0, 0.2)]
+TURNS = (-8.0, 8.0)  # the plain box's crop also turned by these degrees (tiles lie at a slant)
+# A layout the shipped classifier reads under this share of as its order names them is refused
+# (not laid out in LAYOUT_ORDER, or not a photo of tiles)
+MIN_AGREEMENT = 0.4
+ROW_GAP = 0.5  # a box whose centre is further than this share of a tile's height from a row starts another
+
+
+class LayoutError(ProfileError):
+    """A layout photo that does not fit LAYOUT_ORDER: `boxes` in reading order and `rows` (the
+    number of boxes in each) say what was found."""
+
+    def __init__(self, message: str, boxes: np.ndarray, rows: list[int]):
+        super().__init__(message)
+        self.boxes, self.rows = boxes, rows
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The boxes of a layout photo in reading order, the tiles they are, the rows."""
+
+    boxes: np.ndarray
+    tiles: list[str]
+    rows: list[int]
+    reversed: bool  # the photo was taken from the other side: the order read backwards
+
+
+def reading_order(boxes: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """The indices of `boxes` in reading order (rows top to bottom, each left to right) and the
+    row lengths."""
+    if len(boxes) == 0:
+        return np.zeros(0, np.int64), []
+    cy = (boxes[:, 1] + boxes[:, 3]) / 2
+    height = float(np.median(boxes[:, 3] - boxes[:, 1]))
+    rows: list[list[int]] = []
+    for i in np.argsort(cy, kind="stable"):
+        if rows and abs(cy[i] - np.mean(cy[rows[-1]])) <= ROW_GAP * height:
+            rows[-1].append(int(i))
+        else:
+            rows.append([int(i)])
+    order = [i for row in rows for i in sorted(row, key=lambda j: boxes[j, 0])]
+    return np.array(order, np.int64), [len(r) for r in rows]
+
+
+def example_embeddings(classifier: TileClassifier, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """(len(boxes) x (len(JITTERS) + len(TURNS)) x 2, D) unit embeddings: each box jittered and its
+    crop turned a little, each crop both ways up, box by box."""
+    w = (boxes[:, 2] - boxes[:, 0])[:, None]
+    h = (boxes[:, 3] - boxes[:, 1])[:, None]
+    jit = np.array(JITTERS, np.float32)
+    dx, dy, grow, top, bottom = (jit[:, k][None] for k in range(5))
+    moved = np.stack([boxes[:, [0]] + (dx - grow / 2) * w, boxes[:, [1]] + (dy - grow / 2 - top) * h,
+                      boxes[:, [2]] + (dx + grow / 2) * w, boxes[:, [3]] + (dy + grow / 2 + bottom) * h], axis=2)
+    crops = crop_tiles(rgb, moved.reshape(-1, 4), classifier.crop_w, classifier.crop_h, classifier.crop_pad)
+    crops = crops.reshape(len(boxes), len(JITTERS), *crops.shape[1:])
+    centre = (classifier.crop_w / 2, classifier.crop_h / 2)
+    turned = [[cv2.warpAffine(crop, cv2.getRotationMatrix2D(centre, angle, 1.0), (classifier.crop_w, classifier.crop_h),
+                              borderMode=cv2.BORDER_REPLICATE) for angle in TURNS] for crop in crops[:, 0]]
+    crops = np.concatenate([crops, np.array(turned, np.uint8).reshape(len(boxes), len(TURNS), *crops.shape[2:])], axis=1)
+    blob = crop_blob(crops.reshape(-1, *crops.shape[2:]))
+    upside_down = np.ascontiguousarray(np.flip(blob, (2, 3)))
+    both = np.stack([blob, upside_down], axis=1).reshape(-1, *blob.shape[1:])
+    return embedding(classifier.embed(both))
+
+
+def profile_from_boxes(name: str, classifier: TileClassifier, rgb: np.ndarray, boxes: np.ndarray,
+                       tiles: list[str], source: dict) -> TilesetProfile:
+    """A profile of the tiles `tiles` (codes) in `boxes` of `rgb` (boxes in its pixels)."""
+    if len(boxes) == 0:
+        raise ProfileError("no tiles to learn from")
+    unknown = sorted({t for t in tiles if t not in CLASSES})
+    if unknown:
+        raise ProfileError(f"not tile codes: {', '.join(unknown)}")
+    embeddings = example_embeddings(classifier, rgb, np.asarray(boxes, np.float32))
+    per_box = len(embeddings) // len(boxes)
+    labels = np.repeat(np.array([CLASSES.index(t) for t in tiles], np.int64), per_box)
+    created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return TilesetProfile(name, classifier.model_id, embeddings, labels,
+                          [{**source, "tiles": len(boxes), "created": created}], created)
+
+
+def read_layout(boxes: np.ndarray, probs: np.ndarray) -> Layout:
+    """The layout's boxes (the detector's, any order) named by LAYOUT_ORDER in reading order;
+    `probs`: the shipped classifier's (len(boxes), 43) for them, in the same order as `boxes`, to
+    tell a photo taken from the other side (the order read backwards) and to refuse a layout the
+    classifier mostly disagrees with. Raises LayoutError."""
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    order, rows = reading_order(boxes)
+    ordered = boxes[order]
+    found = f"found {len(ordered)} tiles in {len(rows)} rows ({', '.join(map(str, rows))})"
+    if len(ordered) not in LAYOUT_COUNTS:
+        wanted = "; ".join(f"{n}: {what}" for n, what in LAYOUT_COUNTS.items())
+        raise LayoutError(f"the layout photo should show {wanted}; {found}", ordered, rows)
+    p = probs[order]
+    names = [LAYOUT_ORDER.index(t) for t in layout_tiles(len(ordered))]
+    forward = p[np.arange(len(names)), names]
+    backward = p[np.arange(len(names)), names[::-1]]
+    turned = float(np.log(backward.clip(1e-6)).sum()) > float(np.log(forward.clip(1e-6)).sum())
+    agree = float(np.mean(np.argmax(p, axis=1) == np.array(names[::-1] if turned else names)))
+    if agree < MIN_AGREEMENT:
+        raise LayoutError(f"{found}, but only {agree:.0%} of them look like the tiles the layout order puts "
+                          "there: lay the set out in the order `fanshot tileset layout` shows", ordered, rows)
+    tiles = layout_tiles(len(ordered))
+    return Layout(ordered, tiles[::-1] if turned else tiles, rows, turned)
+
+
+def layout_tiles(count: int) -> list[str]:
+    """The tiles of a layout of `count` tiles (a LAYOUT_COUNTS key), in order."""
+    suits_honours = LAYOUT_ORDER[:34]
+    flowers = LAYOUT_ORDER[34:42] if count >= 42 else []
+    back = ["BACK"] if count in (35, 43) else []
+    return suits_honours + flowers + back
+
+
+def learn_layout(detector: Detector, data: bytes, name: str, file: str = "") -> tuple[TilesetProfile, Layout]:
+    """The profile `name` learnt from one layout photo's bytes (read as every photo is read,
+    vision.photo.read_photo): the detector's tiles in reading order named by LAYOUT_ORDER.
+    Raises LayoutError (what was found: its `boxes`, in the photo's pixels as read), ImageError."""
+    photo = read_photo(data)
+    found = detector.detect(photo.image, photo=photo)
+    boxes = np.array([d["box"] for d in found.tiles], np.float32).reshape(-1, 4)
+    source, source_boxes = detector.classifier_view(photo.image, boxes, photo)
+    probs = detector.classifier.classify(source, source_boxes)[:, :NOT_A_TILE]
+    layout = read_layout(boxes, probs)
+    order, _ = reading_order(boxes)
+    profile = profile_from_boxes(name, detector.classifier, source, source_boxes[order], layout.tiles,
+                                 {"kind": "layout", "file": file})
+    return profile, layout
+
+
+def photo_boxes_in_view(detector: Detector, data: bytes, boxes: np.ndarray, size: tuple[int, int]
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """A labelled photo's bytes read as the detector reads photos, and its labelled `boxes` (in
+    pixels of the photo as stored, `size` = (width, height)) in the pixels of the classifier's view."""
+    photo = read_photo(data)
+    sx, sy = photo.image.shape[1] / size[0], photo.image.shape[0] / size[1]
+    scaled = np.asarray(boxes, np.float32).reshape(-1, 4) * np.array([sx, sy, sx, sy], np.float32)
+    return detector.classifier_view(photo.image, scaled, photo)

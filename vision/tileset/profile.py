@@ -1,0 +1,101 @@
+"""A tile-set profile: how one physical tile set looks, as the classifier's embeddings of its own
+tiles (vision.tileset.learn makes one, vision.tileset.apply reads with it), and its file format.
+
+The file is a NumPy .npz without pickles: `meta` (UTF-8 JSON: format, version, name, classifier,
+sources, created), `embeddings` (M x D float16, unit length) and `labels` (M int16 class ids of
+vision.classes.CLASSES). `profile_from_bytes` refuses anything else whole (ProfileError).
+"""
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.classes import CLASSES
+from vision.tileset.apply import apply_profile
+
+FORMAT = "fanshot-tileset"
+VERSION = 1
+
+
+class ProfileError(ValueError):
+    """A tile-set profile that cannot be learnt, found or read (a clear message for the user)."""
+
+    code = "tileset_error"
+
+
+@dataclass(frozen=True)
+class TilesetProfile:
+    """One tile set's look: `embeddings` (M x D, unit length) of its tiles' crops, `labels` (M class
+    ids), learnt with the classifier `classifier` (TileClassifier.model_id); `sources`: where the
+    examples came from ([{"kind", "file", "tiles", "created"}])."""
+
+    name: str
+    classifier: str
+    embeddings: np.ndarray
+    labels: np.ndarray
+    sources: list[dict] = field(default_factory=list)
+    created: str = ""
+
+    def __post_init__(self) -> None:
+        # the examples grouped by class, as vision.tileset.apply reads them
+        order = np.argsort(self.labels, kind="stable")
+        object.__setattr__(self, "embeddings", np.ascontiguousarray(self.embeddings[order], np.float32))
+        object.__setattr__(self, "labels", np.asarray(self.labels)[order])
+
+    def class_counts(self) -> dict[str, int]:
+        """Examples per class (crops, both ways up counted once per view), in CLASSES order."""
+        ids, counts = np.unique(self.labels, return_counts=True)
+        return {CLASSES[int(i)]: int(c) for i, c in zip(ids, counts)}
+
+    def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The classifier's `probs` blended with this set's reading (vision.tileset.apply)."""
+        return apply_profile(probs, features, rows, self.embeddings, self.labels)
+
+    def merged(self, other: TilesetProfile) -> TilesetProfile:
+        """This profile with `other`'s examples added (same classifier)."""
+        if other.classifier != self.classifier:
+            raise ProfileError(f"tile set {self.name!r} was learnt with another classifier: learn it again")
+        return TilesetProfile(self.name, self.classifier, np.concatenate([self.embeddings, other.embeddings]),
+                              np.concatenate([self.labels, other.labels]), self.sources + other.sources,
+                              other.created or self.created)
+
+
+def profile_to_bytes(profile: TilesetProfile) -> bytes:
+    meta = {"format": FORMAT, "version": VERSION, "name": profile.name, "classifier": profile.classifier,
+            "sources": profile.sources, "created": profile.created}
+    buf = io.BytesIO()
+    np.savez_compressed(buf, meta=np.frombuffer(json.dumps(meta).encode("utf-8"), np.uint8),
+                        embeddings=profile.embeddings.astype(np.float16), labels=profile.labels.astype(np.int16))
+    return buf.getvalue()
+
+
+def profile_from_bytes(data: bytes, where: str = "the profile") -> TilesetProfile:
+    """The profile in `data`; raises ProfileError for a file that is not a whole profile of this
+    format and version (never a partial one)."""
+    try:
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in ("meta", "embeddings", "labels")}
+    except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+        raise ProfileError(f"{where} is not a fanshot tile-set profile ({exc.__class__.__name__}): "
+                           "forget it and learn the set again") from None
+    try:
+        meta = json.loads(arrays["meta"].tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise ProfileError(f"{where}: its header is not JSON: forget it and learn the set again") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ProfileError(f"{where} is not a fanshot tile-set profile")
+    if meta.get("version") != VERSION:
+        raise ProfileError(f"{where} is a tile-set profile of format version {meta.get('version')!r}; "
+                           f"this fanshot reads version {VERSION}: learn the set again")
+    embeddings, labels = arrays["embeddings"], arrays["labels"]
+    if (embeddings.ndim != 2 or labels.ndim != 1 or len(embeddings) != len(labels) or len(labels) == 0
+            or labels.min() < 0 or labels.max() >= len(CLASSES) or not np.isfinite(embeddings).all()):
+        raise ProfileError(f"{where}: its examples are damaged: forget it and learn the set again")
+    if not isinstance(meta.get("name"), str) or not isinstance(meta.get("classifier"), str):
+        raise ProfileError(f"{where}: its header lacks the name or the classifier: learn the set again")
+    return TilesetProfile(meta["name"], meta["classifier"], embeddings.astype(np.float32),
+                          labels.astype(np.int64), list(meta.get("sources") or []), str(meta.get("created", "")))
