@@ -23,7 +23,7 @@ from api.uploads import check_form_fields
 from vision.classes import CLASSES
 
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
-PAGE_FILES = {"label.js": "text/javascript", "label.css": "text/css"}
+PAGE_FILES = {"label.js": "text/javascript", "label_tiles.js": "text/javascript", "label.css": "text/css"}
 NO_CACHE = {"Cache-Control": "no-cache"}
 WARNINGS_HEADER = "X-Fanshot-Warnings"  # of an export: a JSON list of the label files skipped, and why
 BROWSER_IMAGE_TYPES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".webp": "image/webp"}

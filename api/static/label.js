@@ -11,7 +11,7 @@
   const $ = (id) => document.getElementById(id);
   const state = {
     classes: [], keys: new Map(), images: [], index: -1, doc: null, selected: -1,
-    currentTile: "W1", typed: "", typedTimer: null, saveChain: Promise.resolve(), saveSeq: 0,
+    currentTile: "W1", typed: "", typedTimer: null, saveChain: Promise.resolve(), saveSeq: 0, moving: false,
   };
 
   // --- server ----------------------------------------------------------------------
@@ -163,17 +163,32 @@
     if (next && !next.labelled) api("GET", "/labels" + q(next.path)).then(() => { next.labelled = true; }).catch(() => {});
   }
 
+  // One move at a time: a double click or a held key would otherwise skip an image or check it unseen.
   async function nextImage(step) {
-    if (!state.doc) return openImage(state.index + step);
-    await state.saveChain;
-    if (step > 0) {
-      try {
-        await api("POST", "/reviewed" + q(state.doc.path));
-        state.images[state.index].reviewed = true;
-      } catch (error) { say(error.message); }
+    if (state.moving) return;
+    state.moving = true;
+    try {
+      if (!state.doc) return await openImage(state.index + step);
+      await state.saveChain;
+      if (step > 0) {
+        try {
+          await api("POST", "/reviewed" + q(state.doc.path));
+          state.images[state.index].reviewed = true;
+        } catch (error) { say(error.message); }
+      }
+      if (state.index + step >= state.images.length) { renderList(); say("That was the last image."); return; }
+      await openImage(state.index + step);
+    } finally {
+      state.moving = false;
     }
-    if (state.index + step >= state.images.length) { renderList(); say("That was the last image."); return; }
-    return openImage(state.index + step);
+  }
+
+  // The "Mark checked · next" button: Enter's move, in one click even while a tile is being typed
+  // (that tile is set and saved first). The keys keep working: focus goes back to the image.
+  function markCheckedAndNext() {
+    if (state.typed) commitTyped();
+    $("stage").focus();
+    nextImage(1);
   }
 
   async function undo() {
@@ -436,14 +451,12 @@
       const button = document.createElement("button");
       button.type = "button";
       button.dataset.code = cls.code;
-      button.title = `${cls.name} ${cls.glyph} — type ${cls.keys.join(" or ")}`;
-      const glyph = document.createElement("span");
-      glyph.className = "glyph";
-      glyph.textContent = cls.zh;
-      const code = document.createElement("span");
+      button.title = `${cls.code} · ${cls.name} ${cls.zh} — type ${cls.keys.join(" or ")}`;
+      const code = document.createElement("span");  // the picture's label already names it
       code.className = "code";
+      code.setAttribute("aria-hidden", "true");
       code.textContent = cls.code;
-      button.append(glyph, code);
+      button.append(window.FanshotTiles.picture(cls.code), code);
       button.addEventListener("click", () => { setTile(cls.code); $("stage").focus(); });
       palette.append(button);
     }
@@ -458,6 +471,7 @@
     stage.addEventListener("pointercancel", onPointerUp);
     $("upload").addEventListener("change", (event) => upload([...event.target.files]));
     $("help-button").addEventListener("click", () => $("help").showModal());
+    $("next-button").addEventListener("click", markCheckedAndNext);
     for (const link of document.querySelectorAll(".export a")) {
       link.addEventListener("click", (event) => {
         if (!state.images.some((im) => im.labelled)) { event.preventDefault(); say("Nothing is labelled yet: open an image first."); }

@@ -4,6 +4,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import zipfile
 
 import pytest
@@ -67,6 +68,18 @@ def test_page_and_its_files_are_served(client):
     assert client.get("/label/static/label.js").headers["content-type"].startswith("text/javascript")
     assert client.get("/label/static/label.css").status_code == 200
     assert client.get("/label/static/..%2Fapp.py").status_code == 404
+
+
+def test_every_script_and_stylesheet_the_page_names_is_served(client):
+    page = client.get("/label").text
+    assets = re.findall(r'(?:src|href)="(/label/static/[^"]+)"', page)
+    assert "/label/static/label_tiles.js" in assets  # the palette's tile pictures, before label.js
+    assert assets.index("/label/static/label_tiles.js") < assets.index("/label/static/label.js")
+    for asset in assets:
+        answer = client.get(asset)
+        assert answer.status_code == 200, asset
+        assert answer.headers["cache-control"] == "no-cache", asset
+    assert client.get("/label/static/label_tiles.js").headers["content-type"].startswith("text/javascript")
 
 
 def test_classes_lists_43_with_keys(client):
