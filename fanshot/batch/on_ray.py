@@ -1,0 +1,104 @@
+"""The Ray engine (`--ray`): the same job on Ray Data. The photos' paths are a dataset; an actor
+pool of PhotoReaders (the model loaded once per actor) reads them, each actor writing the records
+of the photos it reads, so only small status rows come back to the driver."""
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from fanshot.batch.job import BatchJob, EngineError
+from fanshot.batch.reader import PhotoReader
+
+LOCAL = "local"  # `--ray` without an address: a Ray instance of this machine, started for the run
+# blocks the photos are cut into per actor: small enough that the actors end close together and
+# the progress moves often, large enough that Ray's cost per block stays small
+BLOCKS_PER_ACTOR = 64
+
+
+class _RecordWriter:
+    """The actor pool's callable class: one PhotoReader per actor."""
+
+    def __init__(self, job: BatchJob):
+        self.reader = PhotoReader(job)
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, list]:
+        files = [str(file) for file in batch["file"]]
+        return {"file": files, "ok": [self.reader.process(file) for file in files]}
+
+
+def start_ray(address: str, cpus: int) -> int:
+    """Connect to the Ray cluster at `address`, or with LOCAL start one on this machine with
+    `cpus` CPUs: no dashboard, no usage report, quiet logs. The cluster's CPUs."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    try:
+        import ray
+        import ray.data
+    except ImportError as exc:
+        raise EngineError("--ray needs Ray: pip install 'fanshot[ray]'") from exc
+    # Ray Data's notes go to its log file (ray-data.log in the session's logs), not the terminal
+    for handler in logging.getLogger("ray.data").handlers:
+        if handler.get_name() == "console":
+            handler.setLevel(logging.ERROR)
+    options: dict[str, Any] = {"include_dashboard": False, "logging_level": logging.ERROR,
+                               "log_to_driver": False}
+    try:
+        if address == LOCAL:
+            ray.init(num_cpus=cpus, **options)
+        else:
+            ray.init(address=address, **options)
+    except Exception as exc:  # no cluster at the address, a version mismatch, ...
+        raise EngineError(f"cannot start or reach Ray at {address}: {exc}") from exc
+    context = ray.data.DataContext.get_current()
+    context.enable_progress_bars = False  # the driver's own bar counts the photos
+    context.print_on_execution_start = False
+    context.enable_auto_log_stats = False
+    return int(ray.cluster_resources().get("CPU", cpus))
+
+
+def run_on_ray(job: BatchJob, files: list[str], workers: int, done: Callable[[bool], None]) -> None:
+    """Read `files` on the Ray cluster `start_ray` joined with `workers` actors of `job.threads`
+    CPUs each; `done(ok)` after each photo."""
+    import ray
+
+    if not files:
+        return
+    blocks = max(1, min(len(files), workers * BLOCKS_PER_ACTOR))
+    photos = ray.data.from_items([{"file": file} for file in files], override_num_blocks=blocks)
+    statuses = photos.map_batches(_RecordWriter, batch_size=1, fn_constructor_kwargs={"job": job},
+                                  compute=ray.data.ActorPoolStrategy(size=workers), num_cpus=job.threads)
+    try:
+        for row in statuses.iter_rows():
+            done(bool(row["ok"]))
+    except Exception as exc:  # an actor that cannot start (no model on a node), a lost cluster
+        raise EngineError(f"the Ray job failed: {exc}") from exc
+
+
+def stop_ray() -> None:
+    import ray
+
+    ray.shutdown()
+
+
+@contextmanager
+def stderr_to(log: Path) -> Iterator[IO[str]]:
+    """The process's stderr (file descriptor 2) sent to `log` for the while, and a stream to the
+    terminal it was: Ray's C++ parts write notes about their own internals there, which no
+    setting of Ray's quiets without a note of its own."""
+    sys.stderr.flush()
+    terminal = os.dup(2)
+    stream = os.fdopen(os.dup(terminal), "w", encoding=sys.stderr.encoding or "utf-8", errors="replace")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "ab") as file:
+        os.dup2(file.fileno(), 2)
+    try:
+        yield stream
+    finally:
+        sys.stderr.flush()
+        os.dup2(terminal, 2)
+        os.close(terminal)
+        stream.close()
