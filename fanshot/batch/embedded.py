@@ -3,6 +3,7 @@ initializer), each photo's record written by the worker that read it."""
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -20,7 +21,14 @@ _reader: PhotoReader | None = None
 
 
 def _start_worker(job: BatchJob) -> None:
+    """A worker's start: its reader (the model loaded now), and a watch that ends the worker when
+    the driver's process ends. Ctrl-C reaches the workers too: the driver ends the run, so they
+    ignore it (no traceback from each)."""
+    from api.inference import watch_parent
+
     global _reader
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    watch_parent()
     _reader = PhotoReader(job)
 
 
