@@ -31,15 +31,22 @@ class _RecordWriter:
         return {"file": files, "ok": [self.reader.process(file) for file in files]}
 
 
-def start_ray(address: str, cpus: int) -> int:
-    """Connect to the Ray cluster at `address`, or with LOCAL start one on this machine with
-    `cpus` CPUs: no dashboard, no usage report, quiet logs. The cluster's CPUs."""
+def require_ray() -> None:
+    """EngineError unless Ray can be imported; no usage statistics sent from this process on."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     try:
-        import ray
-        import ray.data
+        import ray.data  # noqa: F401
     except ImportError as exc:
         raise EngineError("--ray needs Ray: pip install 'fanshot[ray]'") from exc
+
+
+def start_ray(address: str, cpus: int) -> None:
+    """Connect to the Ray cluster at `address`, or with LOCAL start one on this machine with
+    `cpus` CPUs: no dashboard, no usage report, quiet logs."""
+    require_ray()
+    import ray
+    import ray.data
+
     # Ray Data's notes go to its log file (ray-data.log in the session's logs), not the terminal
     for handler in logging.getLogger("ray.data").handlers:
         if handler.get_name() == "console":
@@ -57,7 +64,6 @@ def start_ray(address: str, cpus: int) -> int:
     context.enable_progress_bars = False  # the driver's own bar counts the photos
     context.print_on_execution_start = False
     context.enable_auto_log_stats = False
-    return int(ray.cluster_resources().get("CPU", cpus))
 
 
 def run_on_ray(job: BatchJob, files: list[str], workers: int, done: Callable[[bool], None]) -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from fanshot.batch.job import BatchJob, claim, state_dir
+from fanshot.batch.job import BatchJob, EngineError, claim, state_dir
 from fanshot.batch.outputs import Outputs, assemble
 from fanshot.batch.photos import SourceError, list_photos
 from fanshot.batch.records import is_done
@@ -59,15 +59,20 @@ def _read(job: BatchJob, todo: list[str], engine: Engine, quiet: bool) -> float:
         with _progress(job, len(todo), sys.stderr, quiet) as done:
             run_embedded(job, todo, engine.workers, done)
         return time.perf_counter() - started
-    from fanshot.batch.on_ray import run_on_ray, start_ray, stderr_to, stop_ray
+    from fanshot.batch.on_ray import require_ray, run_on_ray, start_ray, stderr_to, stop_ray
 
-    with stderr_to(state_dir(job.dst) / "ray.log") as terminal:
-        start_ray(engine.ray, engine.workers * job.threads)
-        try:
-            with _progress(job, len(todo), terminal, quiet) as done:
-                run_on_ray(job, todo, engine.workers, done)
-        finally:
-            stop_ray()
+    require_ray()
+    log = state_dir(job.dst) / "ray.log"
+    try:
+        with stderr_to(log) as terminal:
+            start_ray(engine.ray, engine.workers * job.threads)
+            try:
+                with _progress(job, len(todo), terminal, quiet) as done:
+                    run_on_ray(job, todo, engine.workers, done)
+            finally:
+                stop_ray()
+    except EngineError as exc:
+        raise EngineError(f"{exc} (Ray's messages: {log})") from exc
     return time.perf_counter() - started
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 
 import pytest
 
@@ -126,3 +127,10 @@ def test_a_format_the_kind_does_not_write_is_a_usage_error(tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:  # argparse's usage error
         main(["batch", "analyze", str(tmp_path), "--out", str(tmp_path / "o"), "--format", "coco"])
     assert stop.value.code == 2 and "invalid choice: 'coco'" in capsys.readouterr().err
+
+
+def test_ray_asked_for_where_it_is_not_installed(first_run, tmp_path, capsys, monkeypatch):
+    for name in ("ray", "ray.data"):
+        monkeypatch.setitem(sys.modules, name, None)  # import ray fails as where it is not installed
+    status, _, err = batch(capsys, "detect", str(first_run[0]), "--out", str(tmp_path / "out"), "--ray")
+    assert status == 1 and "--ray needs Ray: pip install 'fanshot[ray]'" in err and "Traceback" not in err
