@@ -31,9 +31,12 @@ class _RecordWriter:
         return {"file": files, "ok": [self.reader.process(file) for file in files]}
 
 
-def require_ray() -> None:
-    """EngineError unless Ray can be imported; no usage statistics sent from this process on."""
+def require_ray(address: str) -> None:
+    """EngineError unless Ray can be imported. Ray reads its settings from the environment when
+    it is imported: no usage statistics, and the token of a cluster at `address` sent."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    if address != LOCAL:
+        _token_auth_as_auto_does()
     try:
         import ray.data  # noqa: F401
     except ImportError as exc:
@@ -43,7 +46,7 @@ def require_ray() -> None:
 def start_ray(address: str, cpus: int) -> None:
     """Connect to the Ray cluster at `address`, or with LOCAL start one on this machine with
     `cpus` CPUs: no dashboard, no usage report, quiet logs."""
-    require_ray()
+    require_ray(address)
     import ray
     import ray.data
 
@@ -64,6 +67,15 @@ def start_ray(address: str, cpus: int) -> None:
     context.enable_progress_bars = False  # the driver's own bar counts the photos
     context.print_on_execution_start = False
     context.enable_auto_log_stats = False
+
+
+def _token_auth_as_auto_does() -> None:
+    """Ray 2.60 clusters check a token (`ray start` makes ~/.ray/auth_token). `ray.init` sends it
+    to an `auto` address when it finds one, but to a HOST:PORT only with RAY_AUTH_MODE=token: the
+    same here, unless RAY_AUTH_MODE says otherwise."""
+    token_file = Path(os.environ.get("RAY_AUTH_TOKEN_PATH") or Path.home() / ".ray" / "auth_token")
+    if "RAY_AUTH_MODE" not in os.environ and (os.environ.get("RAY_AUTH_TOKEN") or token_file.is_file()):
+        os.environ["RAY_AUTH_MODE"] = "token"
 
 
 def run_on_ray(job: BatchJob, files: list[str], workers: int, done: Callable[[bool], None]) -> None:

@@ -61,7 +61,7 @@ def _read(job: BatchJob, todo: list[str], engine: Engine, quiet: bool) -> float:
         return time.perf_counter() - started
     from fanshot.batch.on_ray import require_ray, run_on_ray, start_ray, stderr_to, stop_ray
 
-    require_ray()
+    require_ray(engine.ray)
     log = state_dir(job.dst) / "ray.log"
     try:
         with stderr_to(log) as terminal:
