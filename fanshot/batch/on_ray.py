@@ -58,7 +58,7 @@ def start_ray(address: str, cpus: int) -> None:
                                "log_to_driver": False}
     try:
         if address == LOCAL:
-            ray.init(num_cpus=cpus, **options)
+            ray.init(address="local", num_cpus=cpus, **options)  # a new instance, never one found running
         else:
             ray.init(address=address, **options)
     except Exception as exc:  # no cluster at the address, a version mismatch, ...

@@ -16,7 +16,10 @@ def _outputs(dst) -> dict[str, bytes]:
             if path.is_file() and path.name != "ray.log"}
 
 
-def test_ray_writes_what_the_embedded_engine_writes(tmp_path, capfd):
+def test_ray_writes_what_the_embedded_engine_writes(tmp_path, capfd, monkeypatch):
+    # `--ray` alone starts an instance of its own, never joins one it finds (RAY_ADDRESS, or a
+    # cluster started earlier on this machine)
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:9")
     src = make_photos(tmp_path / "photos")
     args = ["batch", "detect", str(src), "--workers", "2", "--quiet"]
     assert main([*args, "--out", str(tmp_path / "embedded")]) == 1
