@@ -39,11 +39,12 @@ class BatchJob:
     max_pixels: int = 50_000_000
 
     def identity(self) -> dict:
-        """What the records depend on: a re-run with another identity would mix results."""
+        """What the records depend on: a re-run with another identity would mix results. detect
+        and prelabel read photos alike: their records are one kind (`reader`)."""
         same = asdict(self)
-        for key in ("dst", "threads"):
+        for key in ("dst", "threads", "kind"):
             del same[key]
-        return same
+        return {"reader": "analyze" if self.kind == "analyze" else "detect", **same}
 
 
 def state_dir(dst: str | Path) -> Path:

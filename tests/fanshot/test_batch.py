@@ -108,7 +108,10 @@ def test_analyze_writes_the_analysis(first_run, tmp_path, capsys):
 def test_another_job_in_the_same_output_is_refused(first_run, tmp_path, capsys):
     src, dst, _ = first_run
     status, _, err = batch(capsys, "analyze", str(src), "--out", str(dst))
-    assert status == 2 and "another job" in err and "kind 'detect' there, 'analyze' now" in err
+    assert status == 2 and "another job" in err and "reader 'detect' there, 'analyze' now" in err
+    # prelabel reads photos as detect does: the records serve it, the failed photo alone is read
+    status, out, err = batch(capsys, "prelabel", str(src), "--out", str(dst), "--workers", "1")
+    assert status == 1 and "1 read" in err and out.strip() == str(dst / "data.yaml")
 
 
 @pytest.mark.parametrize("argv, message", [
