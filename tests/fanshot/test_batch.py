@@ -8,9 +8,9 @@ import shutil
 import sys
 
 import pytest
+from batch_photos import BAD, GOOD, batch, make_photos, record_times
 
 from fanshot.cli import main
-from tests.fanshot.batch_photos import BAD, GOOD, batch, make_photos, record_times
 from vision.detector import detect_photo, get_detector
 
 

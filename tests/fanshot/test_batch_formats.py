@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from batch_photos import GOOD, batch, make_photos, record_times
 
 from datasets import formats
-from tests.fanshot.batch_photos import GOOD, batch, make_photos, record_times
 
 
 @pytest.fixture(scope="module")

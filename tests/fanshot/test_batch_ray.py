@@ -3,9 +3,9 @@ the embedded run on the same photos, the bad photo's error included."""
 from __future__ import annotations
 
 import pytest
+from batch_photos import make_photos
 
 from fanshot.cli import main
-from tests.fanshot.batch_photos import make_photos
 
 pytest.importorskip("ray", reason="Ray is not installed (pip install 'fanshot[ray]')")
 
