@@ -11,7 +11,7 @@ from pathlib import Path
 
 from fanshot.batch.job import BatchJob, EngineError
 from fanshot.batch.reader import PhotoReader
-from fanshot.batch.records import write_record
+from fanshot.batch.records import write_lost
 
 # photos handed to each worker ahead of the one it reads: enough to keep it busy, few enough
 # that a worker lost takes only these with it
@@ -56,15 +56,13 @@ def run_embedded(job: BatchJob, files: list[str], workers: int, done: Callable[[
                         running[pool.submit(_process, file)] = file
                     finished, _ = wait(running, return_when=FIRST_COMPLETED)
                     for future in finished:
+                        ok = future.result()  # BrokenProcessPool: the photo stays among the running
                         running.pop(future)
-                        done(future.result())
+                        done(ok)
                         read += 1
             except BrokenProcessPool as exc:
                 if not read:  # the workers do not start (the model cannot be loaded), or die at once
                     raise EngineError(f"the worker processes ended before reading a photo: {exc}") from exc
                 for file in running.values():
-                    write_record(job.dst, Path(file), {"file": file, "ok": False, "error": {
-                        "code": "worker_lost",
-                        "message": "a worker process ended while this photo or another was being read; "
-                                   "run the batch again to retry it"}})
+                    write_lost(job.dst, Path(file))
                     done(False)

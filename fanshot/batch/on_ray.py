@@ -13,6 +13,7 @@ from typing import IO, Any
 
 from fanshot.batch.job import BatchJob, EngineError
 from fanshot.batch.reader import PhotoReader
+from fanshot.batch.records import read_record, write_lost
 
 LOCAL = "local"  # `--ray` without an address: a Ray instance of this machine, started for the run
 # blocks the photos are cut into per actor: small enough that the actors end close together and
@@ -87,13 +88,24 @@ def run_on_ray(job: BatchJob, files: list[str], workers: int, done: Callable[[bo
         return
     blocks = max(1, min(len(files), workers * BLOCKS_PER_ACTOR))
     photos = ray.data.from_items([{"file": file} for file in files], override_num_blocks=blocks)
+    # an actor that dies (killed for its memory, a crash in a library) is restarted and its block
+    # of photos tried once more; a block that fails again is left out, not the whole run
     statuses = photos.map_batches(_RecordWriter, batch_size=1, fn_constructor_kwargs={"job": job},
-                                  compute=ray.data.ActorPoolStrategy(size=workers), num_cpus=job.threads)
+                                  compute=ray.data.ActorPoolStrategy(size=workers), num_cpus=job.threads,
+                                  max_task_retries=1)
+    ray.data.DataContext.get_current().max_errored_blocks = -1
+    waiting = set(files)
     try:
         for row in statuses.iter_rows():
+            waiting.discard(row["file"])
             done(bool(row["ok"]))
     except Exception as exc:  # an actor that cannot start (no model on a node), a lost cluster
         raise EngineError(f"the Ray job failed: {exc}") from exc
+    for file in sorted(waiting):  # in a block left out: read before its actor died, or failed as
+        record = read_record(job.dst, Path(file))  # the embedded engine fails them
+        if record is None:
+            write_lost(job.dst, Path(file))
+        done(record is not None and record.get("ok") is True)
 
 
 def stop_ray() -> None:

@@ -42,3 +42,12 @@ def read_record(dst: str | Path, photo: Path) -> dict | None:
 def is_done(dst: str | Path, photo: Path) -> bool:
     record = read_record(dst, photo)
     return record is not None and record.get("ok") is True
+
+
+def write_lost(dst: str | Path, photo: Path) -> None:
+    """The error record of a photo whose worker ended while it was being read (killed for its
+    memory, a crash in a library): the next run reads it again."""
+    write_record(dst, photo, {"file": str(photo), "ok": False, "error": {
+        "code": "worker_lost",
+        "message": "the worker process ended while this photo or another was being read; "
+                   "run the batch again to retry it"}})

@@ -102,7 +102,9 @@ def run_batch_command(args: argparse.Namespace) -> int:
     rate = f" in {report.seconds:.1f} s ({report.attempted / report.seconds:.2f} photos/s)" if report.seconds else ""
     print(f"fanshot batch {args.kind}: {report.photos} photos: {report.attempted} read{rate}, "
           f"{report.skipped} done before; {outputs.read} in the output, {outputs.failed} failed"
-          + (f" (see {outputs.files[-1]})" if outputs.failed else ""), file=sys.stderr)
+          + (f" (see {outputs.files[-1]})" if outputs.failed else "")
+          + (f", {outputs.missing} with no record (run again to read them)" if outputs.missing else ""),
+          file=sys.stderr)
     for path in outputs.files[:-1]:
         print(path)
     return 1 if outputs.failed or outputs.missing else 0

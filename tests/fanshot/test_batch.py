@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from pathlib import Path
 
 import pytest
 from batch_photos import BAD, GOOD, batch, make_photos, record_times
@@ -137,3 +138,33 @@ def test_ray_asked_for_where_it_is_not_installed(first_run, tmp_path, capsys, mo
         monkeypatch.setitem(sys.modules, name, None)  # import ray fails as where it is not installed
     status, _, err = batch(capsys, "detect", str(first_run[0]), "--out", str(tmp_path / "out"), "--ray")
     assert status == 1 and "--ray needs Ray: pip install 'fanshot[ray]'" in err and "Traceback" not in err
+
+
+def test_a_worker_killed_fails_its_photos_and_the_run_goes_on(first_run, tmp_path):
+    """A worker killed (as for its memory) while photos are being read: each photo still ends with
+    a record, those it held `worker_lost`, the others read by a new pool."""
+    import multiprocessing
+    import os
+    import signal
+
+    from fanshot.batch.embedded import run_embedded
+    from fanshot.batch.job import BatchJob
+    from fanshot.batch.records import read_record
+
+    src = first_run[0]
+    files = [str(src / name) for name in GOOD * 3]  # 9 photos (each thrice)
+    files = [str(shutil.copy(file, tmp_path / f"{n}{os.path.splitext(file)[1]}")) for n, file in enumerate(files)]
+    job = BatchJob(kind="detect", dst=str(tmp_path / "out"))
+    calls: list[bool] = []
+
+    def done(ok: bool) -> None:
+        if not calls:  # after the first photo: one of the pool's workers killed
+            os.kill(multiprocessing.active_children()[0].pid, signal.SIGKILL)
+        calls.append(ok)
+
+    run_embedded(job, files, 2, done)
+    records = [read_record(job.dst, Path(file)) for file in files]
+    assert all(record is not None for record in records) and len(calls) == len(files)
+    lost = [record for record in records if not record["ok"]]
+    assert lost and all(record["error"]["code"] == "worker_lost" for record in lost)
+    assert calls.count(False) == len(lost) and calls.count(True) >= len(files) - 4
