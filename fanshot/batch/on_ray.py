@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -89,10 +90,14 @@ def run_on_ray(job: BatchJob, files: list[str], workers: int, done: Callable[[bo
     blocks = max(1, min(len(files), workers * BLOCKS_PER_ACTOR))
     photos = ray.data.from_items([{"file": file} for file in files], override_num_blocks=blocks)
     # an actor that dies (killed for its memory, a crash in a library) is restarted and its block
-    # of photos tried once more; a block that fails again is left out, not the whole run
-    statuses = photos.map_batches(_RecordWriter, batch_size=1, fn_constructor_kwargs={"job": job},
-                                  compute=ray.data.ActorPoolStrategy(size=workers), num_cpus=job.threads,
-                                  max_task_retries=1)
+    # of photos tried once more (Ray's default: without end); a block that fails again is left
+    # out, not the whole run. Ray 2.60 takes max_task_retries only among the remote arguments it
+    # says it will drop in 2.64 (the pin in pyproject.toml), with a warning.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="`ray_remote_args` is deprecated")
+        statuses = photos.map_batches(_RecordWriter, batch_size=1, fn_constructor_kwargs={"job": job},
+                                      compute=ray.data.ActorPoolStrategy(size=workers), num_cpus=job.threads,
+                                      max_task_retries=1)
     ray.data.DataContext.get_current().max_errored_blocks = -1
     waiting = set(files)
     try:
@@ -115,20 +120,24 @@ def stop_ray() -> None:
 
 
 @contextmanager
-def stderr_to(log: Path) -> Iterator[IO[str]]:
-    """The process's stderr (file descriptor 2) sent to `log` for the while, and a stream to the
-    terminal it was: Ray's C++ parts write notes about their own internals there, which no
-    setting of Ray's quiets without a note of its own."""
+def output_to(log: Path) -> Iterator[IO[str]]:
+    """The process's stdout and stderr (file descriptors 1 and 2) sent to `log` for the while, and
+    a stream to the terminal stderr was: Ray writes notes about its own internals there (a
+    restarted actor's on stdout), which no setting of Ray's quiets without a note of its own."""
+    sys.stdout.flush()
     sys.stderr.flush()
-    terminal = os.dup(2)
-    stream = os.fdopen(os.dup(terminal), "w", encoding=sys.stderr.encoding or "utf-8", errors="replace")
+    saved = [os.dup(1), os.dup(2)]
+    terminal = os.fdopen(os.dup(saved[1]), "w", encoding=sys.stderr.encoding or "utf-8", errors="replace")
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as file:
+        os.dup2(file.fileno(), 1)
         os.dup2(file.fileno(), 2)
     try:
-        yield stream
+        yield terminal
     finally:
+        sys.stdout.flush()
         sys.stderr.flush()
-        os.dup2(terminal, 2)
-        os.close(terminal)
-        stream.close()
+        for fd, kept in zip((1, 2), saved):
+            os.dup2(kept, fd)
+            os.close(kept)
+        terminal.close()

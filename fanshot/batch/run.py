@@ -59,12 +59,12 @@ def _read(job: BatchJob, todo: list[str], engine: Engine, quiet: bool) -> float:
         with _progress(job, len(todo), sys.stderr, quiet) as done:
             run_embedded(job, todo, engine.workers, done)
         return time.perf_counter() - started
-    from fanshot.batch.on_ray import require_ray, run_on_ray, start_ray, stderr_to, stop_ray
+    from fanshot.batch.on_ray import output_to, require_ray, run_on_ray, start_ray, stop_ray
 
     require_ray(engine.ray)
     log = state_dir(job.dst) / "ray.log"
     try:
-        with stderr_to(log) as terminal:
+        with output_to(log) as terminal:
             start_ray(engine.ray, engine.workers * job.threads)
             try:
                 with _progress(job, len(todo), terminal, quiet) as done:
