@@ -57,13 +57,19 @@ def start_worker(settings: Settings) -> None:
     ignore it (no traceback from each)."""
     global _worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=_end_with_parent, args=(os.getppid(),), daemon=True,
-                     name="fanshot-parent-watch").start()
+    watch_parent()
     _worker = Inference(settings)
     try:
         _worker.detector()
     except ApiError:
         pass  # no model installed: each photo answers 503, as in one process
+
+
+def watch_parent() -> None:
+    """In a worker process: a thread that ends the process when its parent's ends (even killed
+    with -9, the parent leaves no worker behind)."""
+    threading.Thread(target=_end_with_parent, args=(os.getppid(),), daemon=True,
+                     name="fanshot-parent-watch").start()
 
 
 def _end_with_parent(parent: int, every: float = 0.5) -> None:

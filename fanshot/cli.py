@@ -20,6 +20,7 @@ COMMAND_MODULES = [  # in the order of `fanshot --help`
     "fanshot.commands.analyze",
     "fanshot.commands.pipeline_eval",
     "fanshot.commands.label",
+    "fanshot.commands.batch",
     "fanshot.commands.game",
     "fanshot.commands.tileset",
 ]

@@ -170,7 +170,11 @@ def to_labelstudio(dataset: list[dict], image_root: str | Path | None = None,
                 "data": {"image": url_prefix + stored_name(rec["file"], image_root),
                          "width": w, "height": h}}
         if as_predictions:
-            task["predictions"] = [{"model_version": model_version, "result": result}]
+            # the prediction's score is its least sure box's (as /labelstudio's), so Label Studio
+            # can sort the doubtful tasks first
+            scores = [b["score"] for b in rec["boxes"] if "score" in b]
+            task["predictions"] = [{"model_version": model_version, "result": result,
+                                    "score": min(scores) if scores else 0.0}]
         else:
             task["annotations"] = [{"id": task_id, "result": result}]
         tasks.append(task)
@@ -178,9 +182,10 @@ def to_labelstudio(dataset: list[dict], image_root: str | Path | None = None,
 
 
 def write_labelstudio(dataset: list[dict], path: str | Path, image_root: str | Path | None = None,
-                      url_prefix: str = LABEL_STUDIO_PREFIX, as_predictions: bool = False) -> Path:
+                      url_prefix: str = LABEL_STUDIO_PREFIX, as_predictions: bool = False,
+                      model_version: str = "fanshot") -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(to_labelstudio(dataset, image_root, url_prefix, as_predictions),
+    path.write_text(json.dumps(to_labelstudio(dataset, image_root, url_prefix, as_predictions, model_version),
                                ensure_ascii=False))
     return path

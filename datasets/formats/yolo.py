@@ -15,6 +15,7 @@ from datasets.formats.records import (
     clean_box,
     image_size,
     place_image,
+    stored_name,
 )
 
 
@@ -176,23 +177,31 @@ def write_data_yaml(directory: str | Path, extra: dict | None = None) -> Path:
     return path
 
 
-def write_yolo(dataset: list[dict], directory: str | Path, copy_images: bool = True) -> Path:
-    """Write labels/<name>.txt for each record, data.yaml, and (hard-link or copy) images/<name>."""
+def write_yolo(dataset: list[dict], directory: str | Path, copy_images: bool = True,
+               image_root: str | Path | None = None) -> Path:
+    """Write labels/<name>.txt for each record, data.yaml, and (hard-link or copy) images/<name>.
+    <name> is the image's base name, or with `image_root` its path below that folder (subfolders
+    kept, as read_yolo reads them back)."""
     check_records(dataset)
     root = Path(directory)
     (root / "images").mkdir(parents=True, exist_ok=True)
     (root / "labels").mkdir(parents=True, exist_ok=True)
     seen: set[str] = set()
     for rec in dataset:
-        name = Path(rec["file"]).name
+        name = stored_name(rec["file"], image_root) if image_root is not None else Path(rec["file"]).name
         if name in seen:
             raise DatasetError(f"two images named {name}: YOLO folders need distinct file names")
+        if name.startswith("../") or Path(name).is_absolute():
+            raise DatasetError(f"{rec['file']} is not below {image_root}")
         seen.add(name)
+        label = root / "labels" / Path(name).with_suffix(".txt")
+        label.parent.mkdir(parents=True, exist_ok=True)
         if copy_images:
             if not Path(rec["file"]).is_file():
                 raise ImageNotFoundError(f"image not found: {rec['file']}")
+            (root / "images" / name).parent.mkdir(parents=True, exist_ok=True)
             place_image(rec["file"], root / "images" / name)
         lines = yolo_label_lines(rec)
-        (root / "labels" / Path(name).with_suffix(".txt")).write_text("".join(line + "\n" for line in lines))
+        label.write_text("".join(line + "\n" for line in lines))
     write_data_yaml(root)
     return root

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -175,3 +176,29 @@ def test_a_malformed_label_studio_export_is_a_dataset_error(tmp_path, tasks, mes
     path.write_text(json.dumps(tasks))
     with pytest.raises(formats.DatasetError, match=re.escape(message)):
         formats.read_dataset(path)
+
+
+def test_yolo_with_image_root_keeps_subfolders(tmp_path):
+    """Two photos of one name in two subfolders: with image_root each keeps its path."""
+    for sub in ("left", "right"):
+        (tmp_path / "src" / sub).mkdir(parents=True)
+        Image.new("RGB", (200, 100)).save(tmp_path / "src" / sub / "a.jpg")
+    dataset = [{"file": str(tmp_path / "src" / sub / "a.jpg"), "width": 200, "height": 100,
+                "boxes": [{"tile": tile, "box": [10.0, 20.0, 50.0, 80.0]}]} for sub, tile in (("left", "B5"), ("right", "J1"))]
+    with pytest.raises(formats.DatasetError, match="two images named a.jpg"):
+        formats.write_yolo(dataset, tmp_path / "flat")
+    formats.write_yolo(dataset, tmp_path / "yolo", image_root=tmp_path / "src")
+    back = formats.read_yolo(tmp_path / "yolo")
+    assert [(Path(r["file"]).relative_to(tmp_path / "yolo" / "images").as_posix(), r["boxes"]) for r in back] == [
+        ("left/a.jpg", [{"tile": "B5", "box": [10.0, 20.0, 50.0, 80.0]}]),
+        ("right/a.jpg", [{"tile": "J1", "box": [10.0, 20.0, 50.0, 80.0]}])]
+
+
+def test_labelstudio_predictions_carry_the_least_sure_score(dataset):
+    scored = [{**rec, "boxes": [{**b, "score": round(0.9 - 0.05 * n, 2)} for n, b in enumerate(rec["boxes"])]}
+              for rec in dataset]
+    tasks = formats.to_labelstudio(scored, as_predictions=True, model_version="m-1")
+    for task, rec in zip(tasks, scored):
+        [prediction] = task["predictions"]
+        assert prediction["model_version"] == "m-1"
+        assert prediction["score"] == min([b["score"] for b in rec["boxes"]], default=0.0)
