@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -202,16 +203,20 @@ def disagreements(truth: list[dict], predicted: list[dict], iou: float = LOOSE_I
 
 
 def detect_dataset(
-    records: list[dict], detector, max_side: int, one_set: bool = False, rank_floor: float | None = RANK_FLOOR
+    records: list[dict], detector, max_side: int, one_set: bool = False, rank_floor: float | None = RANK_FLOOR,
+    before_each: Callable[[dict], None] | None = None,
 ) -> list[tuple[list[dict], list[dict]]]:
     """Run the detector on every record's image as `fanshot detect` does (vision.detector.detect_photo);
     boxes in stored pixels. With `one_set` each image's readings are those one tile set can hold.
     The predictions also hold, for mAP, the finder's boxes from `rank_floor` up to its threshold
-    (marked weak) and every box's candidates; `rank_floor` None: the answer alone."""
+    (marked weak) and every box's candidates; `rank_floor` None: the answer alone. `before_each`
+    is called with each record before its image is read (training.finder_hard)."""
     from vision.detector import detect_photo
 
     pairs = []
     for record in records:
+        if before_each is not None:
+            before_each(record)
         found = detect_photo(detector, Path(record["file"]).read_bytes(), max_side=max_side, one_set=one_set,
                              weak_floor=rank_floor)
         pairs.append((record["boxes"] + [dict(b, ignore=True) for b in record.get("ignore", [])],

@@ -7,7 +7,7 @@ The rule, chosen by measurement on the altered synthetic sets: the box's crop is
 RESCUE_SIMILAR alike to one of the set's examples, and the reading the blend gives it is that
 example's class; a plain face (a blank white dragon, a face-down tile: alike most plain patches,
 the table's included) must also sit in a row of found tiles, beside one of them at the tile pitch
-(`beside_a_tile`). Pure numpy over the boxes: the detector calls `rescued`.
+(`beside_a_tile`; a plain face so kept counts as a tile of the row). Pure numpy over the boxes: the detector calls `rescued`.
 """
 from __future__ import annotations
 
@@ -19,15 +19,16 @@ RESCUE_FLOOR = 0.05      # the weakest finder score looked at
 RESCUE_SIMILAR = 0.68    # the least cosine similarity to an example of the set (the blend's gate starts at 0.6)
 PLAIN_FACES = np.array([CLASSES.index("J3"), CLASSES.index("BACK")])
 # "beside a tile": sharing ROW_OVERLAP of the lower one's height with a found tile, at most ROW_GAP
-# of the narrower one's width away from it, its height within ROW_HEIGHT of the tile's
+# of the narrower one's width away from it (a winning tile set apart, the gap between two melds),
+# its height within ROW_HEIGHT of the tile's
 ROW_OVERLAP = 0.6
-ROW_GAP = 0.3
+ROW_GAP = 1.0
 ROW_HEIGHT = (0.85, 1.18)
 
 
 def beside_a_tile(box: np.ndarray, tiles: np.ndarray) -> bool:
     """Whether `box` (xyxy) sits in a row of `tiles` (N x 4) beside one of them: the same height,
-    level with it, and touching it or a small gap away (a hand's tiles stand side by side)."""
+    level with it, and touching it or at most a tile's width away (a hand's tiles stand side by side)."""
     if len(tiles) == 0:
         return False
     height, width = box[3] - box[1], box[2] - box[0]
@@ -48,7 +49,16 @@ def rescued(boxes: np.ndarray, find_scores: np.ndarray, similarity: np.ndarray, 
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
     tiles = np.asarray(tiles, np.float32).reshape(-1, 4)
     sure = (find_scores >= RESCUE_FLOOR) & (similarity >= RESCUE_SIMILAR) & (set_tile == read_tile)
-    plain = np.isin(set_tile, PLAIN_FACES)
-    for i in np.flatnonzero(sure & plain):
-        sure[i] = beside_a_tile(boxes[i], tiles)
+    plain = sure & np.isin(set_tile, PLAIN_FACES)
+    sure &= ~plain
+    # a plain face kept counts as a tile of the row for the next: a pung of blank dragons
+    row = np.concatenate([tiles, boxes[sure]])
+    waiting = list(np.flatnonzero(plain))
+    while waiting:
+        beside = [i for i in waiting if beside_a_tile(boxes[i], row)]
+        if not beside:
+            break
+        sure[beside] = True
+        row = np.concatenate([row, boxes[beside]])
+        waiting = [i for i in waiting if i not in beside]
     return sure

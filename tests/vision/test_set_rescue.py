@@ -16,6 +16,7 @@ ROW = np.array([[0, 0, 30, 40], [31, 0, 61, 40], [62, 1, 92, 41]], np.float32)  
 def test_a_box_beside_a_tile_of_a_row_is_in_the_row():
     assert beside_a_tile(np.array([93, 0, 123, 40], np.float32), ROW)       # next along the row
     assert beside_a_tile(np.array([-33, 2, -3, 42], np.float32), ROW)       # before its first tile
+    assert beside_a_tile(np.array([110, 0, 140, 40], np.float32), ROW)      # set apart (a winning tile)
     assert not beside_a_tile(np.array([160, 0, 190, 40], np.float32), ROW)  # two tiles' width away
     assert not beside_a_tile(np.array([0, 60, 30, 100], np.float32), ROW)   # below the row
     assert not beside_a_tile(np.array([93, 10, 113, 30], np.float32), ROW)  # half the height
@@ -23,7 +24,7 @@ def test_a_box_beside_a_tile_of_a_row_is_in_the_row():
 
 
 def test_only_boxes_the_set_recognises_as_what_they_are_read_are_rescued():
-    boxes = np.array([[93, 0, 123, 40]] * 5 + [[300, 200, 330, 240]] * 2, np.float32)
+    boxes = np.array([[93, 0, 123, 40]] * 5 + [[300, 200, 330, 240], [400, 300, 430, 340]], np.float32)
     find = np.array([0.1, 0.1, 0.1, RESCUE_FLOOR / 2, 0.1, 0.1, 0.1], np.float32)
     similarity = np.array([0.9, RESCUE_SIMILAR - 0.01, 0.9, 0.9, 0.9, 0.9, 0.9], np.float32)
     set_tile = np.array([W1, W1, W1, W1, J3, W1, BACK])
@@ -32,6 +33,14 @@ def test_only_boxes_the_set_recognises_as_what_they_are_read_are_rescued():
     # alike and agreeing: kept; too unlike, read otherwise, too weak: not; a plain face beside the
     # row: kept; a face with a drawing away from the row: kept; a plain face away from it: not
     assert kept.tolist() == [True, False, False, False, True, True, False]
+
+
+def test_plain_faces_side_by_side_are_kept_along_the_row():
+    # three blank dragons after the row, each beside the one before: all kept, in any order
+    pung = np.array([[155, 0, 185, 40], [93, 0, 123, 40], [124, 0, 154, 40]], np.float32)
+    ones = np.ones(3, np.float32)
+    assert rescued(pung, ones / 10, ones * 0.9, np.full(3, J3), np.full(3, J3), ROW).all()
+    assert not rescued(pung[:1], ones[:1] / 10, ones[:1] * 0.9, np.full(1, J3), np.full(1, J3), ROW).any()
 
 
 def _detector():
