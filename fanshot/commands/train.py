@@ -173,6 +173,7 @@ def _eval(args) -> int:
     from datasets.tools import records_in_list, source_photo
     from training.evaluate import detect_dataset, evaluate, format_report
 
+    hard_on = _finder_hard(args.finder_hard) if args.finder_hard else None
     try:
         records = read_yolo(args.data)
     except DatasetError as exc:
@@ -185,8 +186,8 @@ def _eval(args) -> int:
         return _fail(f"{args.data}: no images to evaluate")
     detector = _load_detector(args.model_dir, args.conf, private=bool(args.finder_hard))
     before_each, hard = None, {}
-    if args.finder_hard:
-        tile, factor = _finder_hard(args.finder_hard)
+    if hard_on is not None:
+        tile, factor = hard_on
         before_each, hard = _hard_finder(detector, tile, factor), {"finder_hard": {"tile": tile, "factor": factor}}
     detector = reading_detector(detector, args.tileset, _fail)
     pairs = detect_dataset(records, detector, DETECT_MAX_SIDE, one_set=args.one_set, rank_floor=args.rank_floor,
