@@ -99,7 +99,7 @@ class Detector:
         if match is not None and weak_kept:  # weak boxes the tile set vouches for are tiles
             weak = np.array(weak_kept, np.int64)
             vouched = rescued(all_boxes[weak], all_find[weak], match.similarity[weak], match.tile[weak],
-                              class_ids[weak], all_boxes[kept])
+                              class_ids[weak], all_boxes[kept], match.similarity[kept])
             kept = np.concatenate([kept, weak[vouched]]).astype(np.int64)
             weak_kept = [int(i) for i in weak[~vouched] if weak_floor is not None and all_find[i] >= weak_floor]
 

@@ -1,5 +1,6 @@
 """Tiles the finder is unsure of that the player's tile set vouches for: with a tile-set profile
-(vision.tileset), a box the finder scored under its threshold (from RESCUE_FLOOR up) is kept as a
+(vision.tileset), in a photo that shows that set (its found tiles alike the set's examples,
+PHOTO_OF_SET), a box the finder scored under its threshold (from RESCUE_FLOOR up) is kept as a
 tile when the set's own examples recognise it (docs/tilesets.md, "The finder"). A set the finder
 never saw may draw a face it hardly finds (a blank white dragon); the profile has seen that face.
 
@@ -16,6 +17,9 @@ import numpy as np
 from vision.classes import CLASSES
 
 RESCUE_FLOOR = 0.05      # the weakest finder score looked at
+# the photo shows the set: its found tiles are at the median this alike the set's examples (photos of
+# the set learnt: 0.76-0.77 at the 10th percentile; of other sets: 0.62-0.78 at the 90th)
+PHOTO_OF_SET = 0.75
 RESCUE_SIMILAR = 0.68    # the least cosine similarity to an example of the set (the blend's gate starts at 0.6)
 PLAIN_FACES = np.array([CLASSES.index("J3"), CLASSES.index("BACK")])
 # "beside a tile": sharing ROW_OVERLAP of the lower one's height with a found tile, at most ROW_GAP
@@ -42,11 +46,15 @@ def beside_a_tile(box: np.ndarray, tiles: np.ndarray) -> bool:
 
 
 def rescued(boxes: np.ndarray, find_scores: np.ndarray, similarity: np.ndarray, set_tile: np.ndarray,
-            read_tile: np.ndarray, tiles: np.ndarray) -> np.ndarray:
+            read_tile: np.ndarray, tiles: np.ndarray, tiles_similarity: np.ndarray) -> np.ndarray:
     """Which of the weak `boxes` (N x 4, finder scores `find_scores`) are tiles: the set's best
     `similarity` and its example's class `set_tile`, the class each is read as `read_tile` (class
-    ids), and the tiles found (`tiles`, M x 4) for the plain faces' row rule. A boolean mask (N,)."""
+    ids), the tiles found (`tiles`, M x 4) for the plain faces' row rule and their similarity to
+    the set (`tiles_similarity`, M: none is kept when the photo does not show the set, PHOTO_OF_SET).
+    A boolean mask (N,)."""
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    if len(tiles_similarity) == 0 or float(np.median(tiles_similarity)) < PHOTO_OF_SET:
+        return np.zeros(len(boxes), bool)
     tiles = np.asarray(tiles, np.float32).reshape(-1, 4)
     sure = (find_scores >= RESCUE_FLOOR) & (similarity >= RESCUE_SIMILAR) & (set_tile == read_tile)
     plain = sure & np.isin(set_tile, PLAIN_FACES)

@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 
 from vision.classes import CLASSES
-from vision.set_rescue import RESCUE_FLOOR, RESCUE_SIMILAR, beside_a_tile, rescued
+from vision.set_rescue import PHOTO_OF_SET, RESCUE_FLOOR, RESCUE_SIMILAR, beside_a_tile, rescued
 
 J3, BACK, W1 = CLASSES.index("J3"), CLASSES.index("BACK"), CLASSES.index("W1")
 ROW = np.array([[0, 0, 30, 40], [31, 0, 61, 40], [62, 1, 92, 41]], np.float32)  # three tiles side by side
+SET_PHOTO = np.array([PHOTO_OF_SET, 0.9, 0.8])  # the row's tiles' similarity to the set: a photo of it
 
 
 def test_a_box_beside_a_tile_of_a_row_is_in_the_row():
@@ -29,18 +30,20 @@ def test_only_boxes_the_set_recognises_as_what_they_are_read_are_rescued():
     similarity = np.array([0.9, RESCUE_SIMILAR - 0.01, 0.9, 0.9, 0.9, 0.9, 0.9], np.float32)
     set_tile = np.array([W1, W1, W1, W1, J3, W1, BACK])
     read_tile = np.array([W1, W1, J3, W1, J3, W1, BACK])
-    kept = rescued(boxes, find, similarity, set_tile, read_tile, ROW)
+    kept = rescued(boxes, find, similarity, set_tile, read_tile, ROW, SET_PHOTO)
     # alike and agreeing: kept; too unlike, read otherwise, too weak: not; a plain face beside the
     # row: kept; a face with a drawing away from the row: kept; a plain face away from it: not
     assert kept.tolist() == [True, False, False, False, True, True, False]
+    # a photo whose tiles are unlike the set's shows another set: nothing is kept
+    assert not rescued(boxes, find, similarity, set_tile, read_tile, ROW, SET_PHOTO - 0.1).any()
 
 
 def test_plain_faces_side_by_side_are_kept_along_the_row():
     # three blank dragons after the row, each beside the one before: all kept, in any order
     pung = np.array([[155, 0, 185, 40], [93, 0, 123, 40], [124, 0, 154, 40]], np.float32)
     ones = np.ones(3, np.float32)
-    assert rescued(pung, ones / 10, ones * 0.9, np.full(3, J3), np.full(3, J3), ROW).all()
-    assert not rescued(pung[:1], ones[:1] / 10, ones[:1] * 0.9, np.full(1, J3), np.full(1, J3), ROW).any()
+    assert rescued(pung, ones / 10, ones * 0.9, np.full(3, J3), np.full(3, J3), ROW, SET_PHOTO).all()
+    assert not rescued(pung[:1], ones[:1] / 10, ones[:1] * 0.9, np.full(1, J3), np.full(1, J3), ROW, SET_PHOTO).any()
 
 
 def _detector():
