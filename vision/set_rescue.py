@@ -1,7 +1,7 @@
 """Tiles the finder is unsure of that the player's tile set vouches for: with a tile-set profile
 (vision.tileset), in a photo that shows that set (its found tiles alike the set's examples,
 PHOTO_OF_SET), a box the finder scored under its threshold (from RESCUE_FLOOR up) is kept as a
-tile when the set's own examples recognise it (docs/tilesets.md, "The finder"). A set the finder
+tile when the set's own examples recognise it and no found tile covers it (docs/tilesets.md, "The finder"). A set the finder
 never saw may draw a face it hardly finds (a blank white dragon); the profile has seen that face.
 
 The rule, chosen by measurement on the altered synthetic sets: the box's crop is at least
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from vision.boxes import intersections
 from vision.classes import CLASSES
 
 RESCUE_FLOOR = 0.05      # the weakest finder score looked at
@@ -25,6 +26,9 @@ PLAIN_FACES = np.array([CLASSES.index("J3"), CLASSES.index("BACK")])
 # "beside a tile": sharing ROW_OVERLAP of the lower one's height with a found tile, at most ROW_GAP
 # of the narrower one's width away from it (a winning tile set apart, the gap between two melds),
 # its height within ROW_HEIGHT of the tile's
+# a missed tile lies where no tile was found: a box found tiles cover more than this share of (the
+# sum of their overlaps) lies across them (real photos' weak boxes half a tile along a row)
+MAX_COVERED = 0.25
 ROW_OVERLAP = 0.6
 ROW_GAP = 1.0
 ROW_HEIGHT = (0.85, 1.18)
@@ -45,6 +49,12 @@ def beside_a_tile(box: np.ndarray, tiles: np.ndarray) -> bool:
     return bool((level & near & (ratio >= ROW_HEIGHT[0]) & (ratio <= ROW_HEIGHT[1])).any())
 
 
+def covered(box: np.ndarray, tiles: np.ndarray) -> float:
+    """The share of `box`'s area that `tiles` overlap (their overlaps summed)."""
+    area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
+    return float(intersections(tiles, box).sum()) / area if len(tiles) else 0.0
+
+
 def rescued(boxes: np.ndarray, find_scores: np.ndarray, similarity: np.ndarray, set_tile: np.ndarray,
             read_tile: np.ndarray, tiles: np.ndarray, tiles_similarity: np.ndarray) -> np.ndarray:
     """Which of the weak `boxes` (N x 4, finder scores `find_scores`) are tiles: the set's best
@@ -57,6 +67,7 @@ def rescued(boxes: np.ndarray, find_scores: np.ndarray, similarity: np.ndarray, 
         return np.zeros(len(boxes), bool)
     tiles = np.asarray(tiles, np.float32).reshape(-1, 4)
     sure = (find_scores >= RESCUE_FLOOR) & (similarity >= RESCUE_SIMILAR) & (set_tile == read_tile)
+    sure &= np.array([covered(box, tiles) <= MAX_COVERED for box in boxes], bool)
     plain = sure & np.isin(set_tile, PLAIN_FACES)
     sure &= ~plain
     # a plain face kept counts as a tile of the row for the next: a pung of blank dragons

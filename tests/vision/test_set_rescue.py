@@ -34,6 +34,9 @@ def test_only_boxes_the_set_recognises_as_what_they_are_read_are_rescued():
     # alike and agreeing: kept; too unlike, read otherwise, too weak: not; a plain face beside the
     # row: kept; a face with a drawing away from the row: kept; a plain face away from it: not
     assert kept.tolist() == [True, False, False, False, True, True, False]
+    # a box across two found tiles (half a tile along the row) is none
+    across = np.array([[15, 0, 45, 40]], np.float32)
+    assert not rescued(across, find[:1], similarity[:1], set_tile[:1], read_tile[:1], ROW, SET_PHOTO).any()
     # a photo whose tiles are unlike the set's shows another set: nothing is kept
     assert not rescued(boxes, find, similarity, set_tile, read_tile, ROW, SET_PHOTO - 0.1).any()
 
