@@ -202,6 +202,29 @@ def disagreements(truth: list[dict], predicted: list[dict], iou: float = LOOSE_I
     }
 
 
+def why_not_exact(pairs: list[tuple[list[dict], list[dict]]], top: int = 8) -> dict:
+    """Why images are not exactly right, from the answer (IoU 0.5, any class, ignore regions left
+    out): each such image by what it has, `missed` (a tile with no box), `misread` (a box on a tile,
+    another class) or `extra` (a box on no tile), joined by "+"; and the missed and extra boxes by class."""
+    images: Counter = Counter()
+    missed: Counter = Counter()
+    extra: Counter = Counter()
+    for truth_and_ignored, offered in pairs:
+        truth, predicted, _ = without_ignored(truth_and_ignored, answer(offered))
+        if Counter(d["tile"] for d in truth) == Counter(d["tile"] for d in predicted):
+            continue
+        matched = match_boxes(truth, predicted, 0.5, same_class=False)
+        found, used = {i for i, _ in matched}, {j for _, j in matched}
+        lost = [t["tile"] for i, t in enumerate(truth) if i not in found]
+        added = [p["tile"] for j, p in enumerate(predicted) if j not in used]
+        misread = any(truth[i]["tile"] != predicted[j]["tile"] for i, j in matched)
+        missed.update(lost)
+        extra.update(added)
+        images["+".join(k for k, v in (("missed", lost), ("misread", misread), ("extra", added)) if v) or "other"] += 1
+    return {"images": dict(images.most_common()), "missed": dict(missed.most_common(top)),
+            "extra": dict(extra.most_common(top))}
+
+
 def detect_dataset(
     records: list[dict], detector, max_side: int, one_set: bool = False, rank_floor: float | None = RANK_FLOOR,
     before_each: Callable[[dict], None] | None = None,
@@ -246,5 +269,11 @@ def format_report(metrics: dict) -> str:
         + " ".join(f"{c} {r:.2f}" for c, r in metrics["per_class_recall"].items()),
         "most frequent confusions (truth -> predicted): "
         + (", ".join(f"{c['truth']}->{c['predicted']} x{c['count']}" for c in metrics["confusions"]) or "none"),
+        *([f"images not exactly right, by why: {_counts(metrics['why']['images'])}; tiles missed: "
+           f"{_counts(metrics['why']['missed'])}; extra boxes: {_counts(metrics['why']['extra'])}"] if "why" in metrics else []),
     ]
     return "\n".join(lines)
+
+
+def _counts(counts: dict) -> str:
+    return ", ".join(f"{k} {v}" for k, v in counts.items()) or "none"

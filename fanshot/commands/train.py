@@ -31,6 +31,8 @@ def register(subparsers) -> None:
     evaluate.add_argument("--disagreements", metavar="JSONL", default=None,
                           help="write, per image, the tiles found where no label is and the labels where no tile "
                                "was found (IoU under 0.3): missing labels, labels off their tiles, misses, false finds")
+    evaluate.add_argument("--why", action="store_true",
+                          help="say why images are not exactly right: tiles missed, misread, extra boxes")
     evaluate.add_argument("--finder-hard", metavar="TILE[:FACTOR]", default=None,
                           help="the unseen-set protocol: the finder's boxes on the true boxes of TILE score FACTOR "
                                "(default 0.1) of their score, as a set's face the finder hardly finds (docs/tilesets.md)")
@@ -171,7 +173,7 @@ def _load_detector(model_dir, conf: float | None = None, private: bool = False):
 def _eval(args) -> int:
     from datasets.formats import DatasetError, read_yolo
     from datasets.tools import records_in_list, source_photo
-    from training.evaluate import detect_dataset, evaluate, format_report
+    from training.evaluate import detect_dataset, evaluate, format_report, why_not_exact
 
     hard_on = _finder_hard(args.finder_hard) if args.finder_hard else None
     try:
@@ -193,7 +195,7 @@ def _eval(args) -> int:
     pairs = detect_dataset(records, detector, DETECT_MAX_SIDE, one_set=args.one_set, rank_floor=args.rank_floor,
                            before_each=before_each)
     metrics = {**evaluate(pairs, sources=[source_photo(r["file"]) for r in records]), "one_set": args.one_set,
-               "rank_floor": args.rank_floor, **hard}
+               "rank_floor": args.rank_floor, **hard, **({"why": why_not_exact(pairs)} if args.why else {})}
     if args.disagreements:
         _write_disagreements(args.disagreements, records, pairs)
     one_set = "on (at most 4 of a tile, 1 of each flower)" if args.one_set else "off"
