@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -201,17 +202,44 @@ def disagreements(truth: list[dict], predicted: list[dict], iou: float = LOOSE_I
     }
 
 
+def why_not_exact(pairs: list[tuple[list[dict], list[dict]]], top: int = 8) -> dict:
+    """Why images are not exactly right, from the answer (IoU 0.5, any class, ignore regions left
+    out): each such image by what it has, `missed` (a tile with no box), `misread` (a box on a tile,
+    another class) or `extra` (a box on no tile), joined by "+"; and the missed and extra boxes by class."""
+    images: Counter = Counter()
+    missed: Counter = Counter()
+    extra: Counter = Counter()
+    for truth_and_ignored, offered in pairs:
+        truth, predicted, _ = without_ignored(truth_and_ignored, answer(offered))
+        if Counter(d["tile"] for d in truth) == Counter(d["tile"] for d in predicted):
+            continue
+        matched = match_boxes(truth, predicted, 0.5, same_class=False)
+        found, used = {i for i, _ in matched}, {j for _, j in matched}
+        lost = [t["tile"] for i, t in enumerate(truth) if i not in found]
+        added = [p["tile"] for j, p in enumerate(predicted) if j not in used]
+        misread = any(truth[i]["tile"] != predicted[j]["tile"] for i, j in matched)
+        missed.update(lost)
+        extra.update(added)
+        images["+".join(k for k, v in (("missed", lost), ("misread", misread), ("extra", added)) if v) or "other"] += 1
+    return {"images": dict(images.most_common()), "missed": dict(missed.most_common(top)),
+            "extra": dict(extra.most_common(top))}
+
+
 def detect_dataset(
-    records: list[dict], detector, max_side: int, one_set: bool = False, rank_floor: float | None = RANK_FLOOR
+    records: list[dict], detector, max_side: int, one_set: bool = False, rank_floor: float | None = RANK_FLOOR,
+    before_each: Callable[[dict], None] | None = None,
 ) -> list[tuple[list[dict], list[dict]]]:
     """Run the detector on every record's image as `fanshot detect` does (vision.detector.detect_photo);
     boxes in stored pixels. With `one_set` each image's readings are those one tile set can hold.
     The predictions also hold, for mAP, the finder's boxes from `rank_floor` up to its threshold
-    (marked weak) and every box's candidates; `rank_floor` None: the answer alone."""
+    (marked weak) and every box's candidates; `rank_floor` None: the answer alone. `before_each`
+    is called with each record before its image is read (training.finder_hard)."""
     from vision.detector import detect_photo
 
     pairs = []
     for record in records:
+        if before_each is not None:
+            before_each(record)
         found = detect_photo(detector, Path(record["file"]).read_bytes(), max_side=max_side, one_set=one_set,
                              weak_floor=rank_floor)
         pairs.append((record["boxes"] + [dict(b, ignore=True) for b in record.get("ignore", [])],
@@ -241,5 +269,11 @@ def format_report(metrics: dict) -> str:
         + " ".join(f"{c} {r:.2f}" for c, r in metrics["per_class_recall"].items()),
         "most frequent confusions (truth -> predicted): "
         + (", ".join(f"{c['truth']}->{c['predicted']} x{c['count']}" for c in metrics["confusions"]) or "none"),
+        *([f"images not exactly right, by why: {_counts(metrics['why']['images'])}; tiles missed: "
+           f"{_counts(metrics['why']['missed'])}; extra boxes: {_counts(metrics['why']['extra'])}"] if "why" in metrics else []),
     ]
     return "\n".join(lines)
+
+
+def _counts(counts: dict) -> str:
+    return ", ".join(f"{k} {v}" for k, v in counts.items()) or "none"

@@ -4,6 +4,7 @@ gave, so it sees more pixels than the finder."""
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -25,6 +26,15 @@ VIEW_FLIPS: dict[str, list[tuple[int, ...]]] = {
 }
 
 
+@dataclass(frozen=True)
+class SetMatch:
+    """How alike each box's crop is to one tile set's own tiles (vision.tileset): its best cosine
+    similarity to the set's examples (-1 for a box not compared) and that example's class id."""
+
+    similarity: np.ndarray
+    tile: np.ndarray
+
+
 class SetLook(Protocol):
     """How one tile set looks (vision.tileset.profile.TilesetProfile): learnt with the classifier
     `classifier` (TileClassifier.model_id), it blends the classifier's probabilities of crops with
@@ -36,7 +46,7 @@ class SetLook(Protocol):
     @property
     def classifier(self) -> str: ...
 
-    def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray) -> np.ndarray: ...
+    def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, SetMatch]: ...
 
 
 def crop_tiles(
@@ -118,15 +128,25 @@ class TileClassifier:
                 + ("43 and 'not a tile' (not_a_tile_above)" if self.not_a_tile_above is not None else "43")
             )
 
-    def classify(self, rgb: np.ndarray, boxes: np.ndarray, profile: SetLook | None = None) -> np.ndarray:
+    def classify(self, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """Class probabilities (len(boxes), 43) for each box, and with `not_a_tile_above` a 44th
-        column: the probability that the box holds no tile (NOT_A_TILE). With `profile` (a tile
-        set's, vision.tileset), the 43 are blended with the set's own look (`SetLook.blend`)."""
+        column: the probability that the box holds no tile (NOT_A_TILE)."""
+        return self._classify(rgb, boxes, None)[0]
+
+    def classify_as_set(self, rgb: np.ndarray, boxes: np.ndarray, profile: SetLook) -> tuple[np.ndarray, SetMatch]:
+        """`classify`'s probabilities with the 43 blended with a tile set's own look (`profile`,
+        vision.tileset: `SetLook.blend`), and how alike each box is to the set's tiles."""
+        self._check_features(profile)
+        probs, match = self._classify(rgb, boxes, profile)
+        assert match is not None
+        return probs, match
+
+    def _classify(self, rgb: np.ndarray, boxes: np.ndarray, profile: SetLook | None) -> tuple[np.ndarray, SetMatch | None]:
         if len(boxes) == 0:
-            return np.zeros((0, len(self.classes) + (self.not_a_tile_above is not None)), np.float32)
+            empty = np.zeros(0, np.float32)
+            return (np.zeros((0, len(self.classes) + (self.not_a_tile_above is not None)), np.float32),
+                    None if profile is None else SetMatch(empty, empty.astype(np.int64)))
         blob = crop_blob(crop_tiles(rgb, boxes, self.crop_w, self.crop_h, self.crop_pad))
-        if profile is not None:
-            self._check_features(profile)
         features: list[np.ndarray] | None = [] if profile is not None else None
         rows = np.arange(len(boxes))
         probs = self._with_views(blob, features)
@@ -139,8 +159,8 @@ class TileClassifier:
                 probs[either] = (probs[either] + self._with_views(crop_blob(other), features)) / 2
                 rows = np.concatenate([rows, either])  # a profile compares such a box both ways
         if profile is not None and features is not None:
-            probs = profile.blend(probs, np.concatenate(features), rows)
-        return probs
+            return profile.blend(probs, np.concatenate(features), rows)
+        return probs, None
 
     def embed(self, blob: np.ndarray) -> np.ndarray:
         """The features (N, D) of N x C x H x W crops: the classifier's `features` output (its

@@ -26,6 +26,7 @@ from vision.detections import Detection, Detections, TileDetector
 from vision.finder import TileFinder
 from vision.model_spec import DEFAULT_MODEL_DIR, DEFAULT_THREADS, MODEL_JSON, read_model_spec
 from vision.photo import DETECT_MAX_SIDE, Photo, read_photo
+from vision.set_rescue import RESCUE_FLOOR, rescued
 
 # A box whose longer side is under this share of the median tile's (of 5 or more tiles kept) is no
 # tile of that photo: a speck or a corner read as a tile, or a box inside a tile
@@ -58,10 +59,13 @@ class Detector:
         one finder and classifier pass for both (vision.reading_repair may add a weak tile to a
         hand one tile short). `closer`, `upside_down`: read_hand's other looks (TileFinder.find).
         `photo`: the photo `rgb` is (vision.photo.read_photo), for `_crop_source`. `tileset`: read
-        the tiles as that tile set draws them (vision.tileset; None: the shipped classifier alone)."""
+        the tiles as that tile set draws them (vision.tileset; None: the shipped classifier alone), and
+        keep as tiles the weak boxes the set vouches for (vision.set_rescue)."""
         if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
             raise ValueError("detect() expects an RGB uint8 array of shape (H, W, 3)")
-        found = self.finder.find(rgb, weak_floor, closer, upside_down)
+        # with a tile set the finder's weak boxes are looked at from RESCUE_FLOOR up (vision.set_rescue)
+        floor = weak_floor if tileset is None else min(RESCUE_FLOOR, weak_floor if weak_floor is not None else 1.0)
+        found = self.finder.find(rgb, floor, closer, upside_down)
         boxes, find_scores = found.tiles
         weak_boxes, weak_find = found.weak if found.weak is not None else (np.zeros((0, 4), np.float32),
                                                                           np.zeros(0, np.float32))
@@ -69,7 +73,11 @@ class Detector:
         all_find = np.concatenate([find_scores, weak_find])
         classifier = self.classifier
         source = self._crop_source(rgb, boxes, all_boxes, photo)
-        probs = classifier.classify(*source) if tileset is None else classifier.classify(*source, profile=tileset)
+        match = None
+        if tileset is None:
+            probs = classifier.classify(*source)
+        else:
+            probs, match = classifier.classify_as_set(*source, profile=tileset)
         # boxes the classifier finds no tile in go; the others' classes are read among the 43
         if classifier.not_a_tile_above is None:
             is_tile = np.ones(len(probs), bool)
@@ -88,6 +96,12 @@ class Detector:
         rank = np.concatenate([np.full(len(kept), 2.0), scores[weak_tiles]])
         order = np.concatenate([kept, weak_tiles]).astype(np.int64)
         weak_kept = [int(order[j]) for j in suppress_duplicates(all_boxes[order], rank) if j >= len(kept)]
+        if match is not None and weak_kept:  # weak boxes the tile set vouches for are tiles
+            weak = np.array(weak_kept, np.int64)
+            vouched = rescued(all_boxes[weak], all_find[weak], match.similarity[weak], match.tile[weak],
+                              class_ids[weak], all_boxes[kept], match.similarity[kept])
+            kept = np.concatenate([kept, weak[vouched]]).astype(np.int64)
+            weak_kept = [int(i) for i in weak[~vouched] if weak_floor is not None and all_find[i] >= weak_floor]
 
         def record(i: int) -> Detection:
             return {

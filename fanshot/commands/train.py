@@ -31,6 +31,11 @@ def register(subparsers) -> None:
     evaluate.add_argument("--disagreements", metavar="JSONL", default=None,
                           help="write, per image, the tiles found where no label is and the labels where no tile "
                                "was found (IoU under 0.3): missing labels, labels off their tiles, misses, false finds")
+    evaluate.add_argument("--why", action="store_true",
+                          help="say why images are not exactly right: tiles missed, misread, extra boxes")
+    evaluate.add_argument("--finder-hard", metavar="TILE[:FACTOR]", default=None,
+                          help="the unseen-set protocol: the finder's boxes on the true boxes of TILE score FACTOR "
+                               "(default 0.1) of their score, as a set's face the finder hardly finds (docs/tilesets.md)")
     add_tileset_argument(evaluate)
     evaluate.set_defaults(func=_eval)
 
@@ -150,15 +155,16 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _load_detector(model_dir, conf: float | None = None):
+def _load_detector(model_dir, conf: float | None = None, private: bool = False):
     from vision.detector import Detector, get_detector
     from vision.model_spec import ModelNotFoundError
 
     try:
-        if conf is None:
+        if conf is None and not private:
             return get_detector(model_dir)
-        detector = Detector(model_dir)  # a private copy: the shared one keeps its threshold
-        detector.finder.conf = conf
+        detector = Detector(model_dir)  # a private copy: the shared one keeps its threshold and finder
+        if conf is not None:
+            detector.finder.conf = conf
         return detector
     except ModelNotFoundError as exc:
         raise SystemExit(_fail(str(exc))) from None
@@ -167,8 +173,9 @@ def _load_detector(model_dir, conf: float | None = None):
 def _eval(args) -> int:
     from datasets.formats import DatasetError, read_yolo
     from datasets.tools import records_in_list, source_photo
-    from training.evaluate import detect_dataset, evaluate, format_report
+    from training.evaluate import detect_dataset, evaluate, format_report, why_not_exact
 
+    hard_on = _finder_hard(args.finder_hard) if args.finder_hard else None
     try:
         records = read_yolo(args.data)
     except DatasetError as exc:
@@ -179,15 +186,45 @@ def _eval(args) -> int:
         records = records_in_list(records, args.list)
     if not records:
         return _fail(f"{args.data}: no images to evaluate")
-    detector = reading_detector(_load_detector(args.model_dir, args.conf), args.tileset, _fail)
-    pairs = detect_dataset(records, detector, DETECT_MAX_SIDE, one_set=args.one_set, rank_floor=args.rank_floor)
+    detector = _load_detector(args.model_dir, args.conf, private=bool(args.finder_hard))
+    before_each, hard = None, {}
+    if hard_on is not None:
+        tile, factor = hard_on
+        before_each, hard = _hard_finder(detector, tile, factor), {"finder_hard": {"tile": tile, "factor": factor}}
+    detector = reading_detector(detector, args.tileset, _fail)
+    pairs = detect_dataset(records, detector, DETECT_MAX_SIDE, one_set=args.one_set, rank_floor=args.rank_floor,
+                           before_each=before_each)
     metrics = {**evaluate(pairs, sources=[source_photo(r["file"]) for r in records]), "one_set": args.one_set,
-               "rank_floor": args.rank_floor}
+               "rank_floor": args.rank_floor, **hard, **({"why": why_not_exact(pairs)} if args.why else {})}
     if args.disagreements:
         _write_disagreements(args.disagreements, records, pairs)
     one_set = "on (at most 4 of a tile, 1 of each flower)" if args.one_set else "off"
     print(json.dumps(metrics) if args.json else f"{format_report(metrics)}\none-set readings: {one_set}")
     return 0
+
+
+def _finder_hard(value: str) -> tuple[str, float]:
+    """`--finder-hard TILE[:FACTOR]`'s tile and factor; a bad one ends the command."""
+    from training.finder_hard import HARD_FACTOR
+    from vision.classes import CLASSES
+
+    tile, _, factor = value.partition(":")
+    try:
+        share = float(factor) if factor else HARD_FACTOR
+    except ValueError:
+        share = -1.0
+    if tile not in CLASSES or not 0 <= share < 1:
+        raise SystemExit(_fail(f"--finder-hard {value!r}: a tile code and a factor from 0 up to 1 (e.g. J3:0.1)"))
+    return tile, share
+
+
+def _hard_finder(detector, tile: str, factor: float):
+    """A private detector's finder made to hardly find `tile` (training.finder_hard), and the
+    callback that tells it each record's true boxes of it."""
+    from training.finder_hard import FinderHardOn, true_shares
+
+    hard = FinderHardOn(detector.finder, factor)
+    return lambda record: hard.look_at(true_shares(record, tile))
 
 
 def _write_disagreements(path: str, records: list[dict], pairs: list) -> None:

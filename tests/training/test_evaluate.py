@@ -176,3 +176,18 @@ def test_a_weak_box_is_no_disagreement_and_a_one_set_reading_ranks_its_own_tile(
     # a one-set reading took the second candidate: its own tile and score first, no copy of it
     read = {**_tile("T1", 0, 0.3), "candidates": [["H3", 0.6], ["T1", 0.3], ["J2", 0.02]]}
     assert [(h["tile"], h["score"]) for h in hypotheses([read])] == [("T1", 0.3), ("H3", 0.6), ("J2", 0.02)]
+
+
+def test_why_not_exact_sorts_the_images_by_what_went_wrong():
+    from training.evaluate import why_not_exact
+
+    a, b, c = [0, 0, 10, 10], [20, 0, 30, 10], [40, 0, 50, 10]
+    pairs = [
+        ([{"tile": "W1", "box": a}], [{"tile": "W1", "box": a}]),                                   # right
+        ([{"tile": "W1", "box": a}, {"tile": "J3", "box": b}], [{"tile": "W1", "box": a}]),        # missed
+        ([{"tile": "W1", "box": a}], [{"tile": "W2", "box": a}, {"tile": "B5", "box": c}]),        # misread + extra
+        ([{"tile": "W1", "box": a}, {"tile": "W2", "box": c, "ignore": True}],
+         [{"tile": "W1", "box": a}, {"tile": "W3", "box": c}, {"tile": "J3", "box": b, "weak": True}]),  # right
+    ]
+    assert why_not_exact(pairs) == {"images": {"missed": 1, "misread+extra": 1}, "missed": {"J3": 1},
+                                    "extra": {"B5": 1}}

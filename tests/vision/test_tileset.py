@@ -186,9 +186,10 @@ def test_a_crop_unlike_the_set_keeps_the_classifier_reading():
     profile = _profile()
     probs = np.random.default_rng(1).dirichlet(np.ones(44), size=3).astype(np.float32)
     unlike = -np.eye(16, dtype=np.float32)[[0, 0, 0]]  # unlike every example (cosine under 0)
-    assert np.array_equal(profile.blend(probs, unlike, np.arange(3)), probs)
+    assert np.array_equal(profile.blend(probs, unlike, np.arange(3))[0], probs)
     alike = profile.embeddings[[0, 2, 4]]
-    blended = profile.blend(probs, alike, np.arange(3))
+    blended, match = profile.blend(probs, alike, np.arange(3))
+    assert np.allclose(match.similarity, 1, atol=1e-3) and list(match.tile) == list(profile.labels[[0, 2, 4]])
     assert (blended[:, :3].argmax(axis=1) == [0, 1, 2]).all()
     assert np.allclose(blended.sum(axis=1), 1, atol=1e-5) and np.array_equal(blended[:, 3:], probs[:, 3:])
 

@@ -62,9 +62,10 @@ def class_similarity(embeddings: np.ndarray, examples: np.ndarray, labels: np.nd
 
 
 def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, examples: np.ndarray,
-                  labels: np.ndarray, blend: Blend = BLEND) -> np.ndarray:
-    """`probs` (N, 43 or 44) with the 43 classes blended with the set's reading. `features` (R, D):
-    the classifier's features of crops of the boxes `rows` (R indices into probs; a box may have two,
+                  labels: np.ndarray, blend: Blend = BLEND) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`probs` (N, 43 or 44) with the 43 classes blended with the set's reading, each box's best
+    similarity to the set's examples (N,) and that example's class id (N,). `features` (R, D): the
+    classifier's features of crops of the boxes `rows` (R indices into probs; a box may have two,
     its crop both ways: the better counts), compared with a set's `examples` of classes `labels`
     (vision.tileset.profile.TilesetProfile). The NOT_A_TILE column is left as it is."""
     classes, row_sims = class_similarity(embedding(features), examples, labels)
@@ -82,4 +83,4 @@ def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, exa
     mass = probs[:, classes].sum(axis=1, keepdims=True)
     out[:, classes] = (1 - weight) * probs[:, classes] + weight * mass * own
     assert classes.max() < NOT_A_TILE  # the set's examples are tiles: the 44th column stays
-    return out
+    return out, sims.max(axis=1), classes[sims.argmax(axis=1)]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vision.classes import CLASSES
+from vision.classifier import SetMatch
 from vision.tileset.apply import apply_profile
 
 FORMAT = "fanshot-tileset"
@@ -51,9 +52,11 @@ class TilesetProfile:
         ids, counts = np.unique(self.labels, return_counts=True)
         return {CLASSES[int(i)]: int(c) for i, c in zip(ids, counts)}
 
-    def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """The classifier's `probs` blended with this set's reading (vision.tileset.apply)."""
-        return apply_profile(probs, features, rows, self.embeddings, self.labels)
+    def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, SetMatch]:
+        """The classifier's `probs` blended with this set's reading, and how alike each box is to
+        the set's tiles (vision.tileset.apply)."""
+        blended, similarity, tile = apply_profile(probs, features, rows, self.embeddings, self.labels)
+        return blended, SetMatch(similarity, tile)
 
     def merged(self, other: TilesetProfile) -> TilesetProfile:
         """This profile with `other`'s examples added (same classifier)."""

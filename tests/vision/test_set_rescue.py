@@ -1,0 +1,124 @@
+"""Weak finder boxes a tile set vouches for become tiles (vision.set_rescue, Detector.detect with a
+profile): the rule on small arrays, and a blank white dragon the finder hardly finds, read from a
+synthetic scene of an altered set whose finder scores for it are pushed under the threshold."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.classes import CLASSES
+from vision.set_rescue import PHOTO_OF_SET, RESCUE_FLOOR, RESCUE_SIMILAR, beside_a_tile, rescued
+
+J3, BACK, W1 = CLASSES.index("J3"), CLASSES.index("BACK"), CLASSES.index("W1")
+ROW = np.array([[0, 0, 30, 40], [31, 0, 61, 40], [62, 1, 92, 41]], np.float32)  # three tiles side by side
+SET_PHOTO = np.array([PHOTO_OF_SET, 0.9, 0.8])  # the row's tiles' similarity to the set: a photo of it
+
+
+def test_a_box_beside_a_tile_of_a_row_is_in_the_row():
+    assert beside_a_tile(np.array([93, 0, 123, 40], np.float32), ROW)       # next along the row
+    assert beside_a_tile(np.array([-33, 2, -3, 42], np.float32), ROW)       # before its first tile
+    assert beside_a_tile(np.array([110, 0, 140, 40], np.float32), ROW)      # set apart (a winning tile)
+    assert not beside_a_tile(np.array([160, 0, 190, 40], np.float32), ROW)  # two tiles' width away
+    assert not beside_a_tile(np.array([0, 60, 30, 100], np.float32), ROW)   # below the row
+    assert not beside_a_tile(np.array([93, 10, 113, 30], np.float32), ROW)  # half the height
+    assert not beside_a_tile(np.array([93, 0, 123, 40], np.float32), np.zeros((0, 4), np.float32))
+
+
+def test_only_boxes_the_set_recognises_as_what_they_are_read_are_rescued():
+    boxes = np.array([[93, 0, 123, 40]] * 5 + [[300, 200, 330, 240], [400, 300, 430, 340]], np.float32)
+    find = np.array([0.1, 0.1, 0.1, RESCUE_FLOOR / 2, 0.1, 0.1, 0.1], np.float32)
+    similarity = np.array([0.9, RESCUE_SIMILAR - 0.01, 0.9, 0.9, 0.9, 0.9, 0.9], np.float32)
+    set_tile = np.array([W1, W1, W1, W1, J3, W1, BACK])
+    read_tile = np.array([W1, W1, J3, W1, J3, W1, BACK])
+    kept = rescued(boxes, find, similarity, set_tile, read_tile, ROW, SET_PHOTO)
+    # alike and agreeing: kept; too unlike, read otherwise, too weak: not; a plain face beside the
+    # row: kept; a face with a drawing away from the row: kept; a plain face away from it: not
+    assert kept.tolist() == [True, False, False, False, True, True, False]
+    # a box across two found tiles (half a tile along the row) is none
+    across = np.array([[15, 0, 45, 40]], np.float32)
+    assert not rescued(across, find[:1], similarity[:1], set_tile[:1], read_tile[:1], ROW, SET_PHOTO).any()
+    # a photo whose tiles are unlike the set's shows another set: nothing is kept
+    assert not rescued(boxes, find, similarity, set_tile, read_tile, ROW, SET_PHOTO - 0.1).any()
+
+
+def test_plain_faces_side_by_side_are_kept_along_the_row():
+    # three blank dragons after the row, each beside the one before: all kept, in any order
+    pung = np.array([[155, 0, 185, 40], [93, 0, 123, 40], [124, 0, 154, 40]], np.float32)
+    ones = np.ones(3, np.float32)
+    assert rescued(pung, ones / 10, ones * 0.9, np.full(3, J3), np.full(3, J3), ROW, SET_PHOTO).all()
+    assert not rescued(pung[:1], ones[:1] / 10, ones[:1] * 0.9, np.full(1, J3), np.full(1, J3), ROW, SET_PHOTO).any()
+
+
+def _detector():
+    from vision.detector import get_detector
+    from vision.model_spec import ModelNotFoundError
+
+    try:
+        return get_detector()
+    except ModelNotFoundError:
+        pytest.skip("no trained model in models/ yet")
+
+
+@pytest.fixture(scope="module")
+def altered_set():
+    """Set 7 altered (its white dragon blank), a profile learnt from its layout photo, and a scene
+    of it holding white dragons."""
+    synth = pytest.importorskip("datasets.synth.generate")
+    import cv2
+
+    from vision.tileset.learn import learn_layout
+
+    def jpeg(example: dict) -> bytes:
+        return cv2.imencode(".jpg", cv2.cvtColor(example["image"], cv2.COLOR_RGB2BGR))[1].tobytes()
+
+    layout = synth.make_example(910000, 0, [1280], None, synth.OneSet(7, True, 43))
+    profile, _ = learn_layout(_detector(), jpeg(layout), "altered7")
+    scene = synth.make_example(920000, SCENE, [1280], None, synth.OneSet(7, True))
+    return profile, jpeg(scene), scene["record"]
+
+
+SCENE = 29  # a scene of set 7 altered with two blank white dragons, read right with the profile
+
+
+def _finder_hard(detector, monkeypatch, boxes: np.ndarray) -> None:
+    """The finder scores boxes on `boxes` a tenth of what it would: a face it hardly finds."""
+    from vision.boxes import iou_matrix
+    from vision.finder import FoundTiles
+
+    real_find = detector.finder.find
+
+    def find(rgb, floor, closer=False, upside_down=False):
+        found = real_find(rgb, floor, closer, upside_down)
+        weak = found.weak if found.weak is not None else (np.zeros((0, 4), np.float32), np.zeros(0, np.float32))
+        every, scores = np.concatenate([found.tiles[0], weak[0]]), np.concatenate([found.tiles[1], weak[1]])
+        on = (iou_matrix(every, boxes) >= 0.5).any(axis=1) if len(every) else np.zeros(0, bool)
+        scores = np.where(on, scores / 10, scores).astype(np.float32)
+        tiles = scores >= detector.finder.conf
+        under = ~tiles & (scores >= (floor if floor is not None else np.inf))
+        return FoundTiles((every[tiles], scores[tiles]), None if floor is None else (every[under], scores[under]),
+                          found.closer_differs)
+
+    monkeypatch.setattr(detector.finder, "find", find)
+
+
+def test_a_blank_dragon_the_finder_hardly_finds_is_a_tile_with_the_set(altered_set, monkeypatch):
+    from vision.photo import read_photo
+
+    profile, data, record = altered_set
+    detector = _detector()
+    photo = read_photo(data)
+    truth = sorted(b["tile"] for b in record["boxes"] if not b.get("ignore"))
+    dragons = np.array([b["box"] for b in record["boxes"] if b["tile"] == "J3"], np.float32)
+    assert len(dragons) == 2 and photo.image.shape[:2] == record_shape(record)
+    assert sorted(d["tile"] for d in detector.detect(photo.image, photo=photo, tileset=profile).tiles) == truth
+    _finder_hard(detector, monkeypatch, dragons)
+    without = [d["tile"] for d in detector.detect(photo.image, photo=photo).tiles]
+    assert "J3" not in without  # the finder alone leaves them out ...
+    found = detector.detect(photo.image, photo=photo, tileset=profile, weak_floor=0.01)
+    assert sorted(d["tile"] for d in found.tiles) == truth  # ... the set's profile brings them back
+    assert all(d["score"] < detector.finder.conf for d in found.tiles if d["tile"] == "J3")  # still marked weak
+    assert not any(d["tile"] == "J3" for d in found.weak)
+
+
+def record_shape(record: dict) -> tuple[int, int]:
+    return record["height"], record["width"]
