@@ -25,7 +25,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import threading
 from glob import escape as glob_escape
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Callable
@@ -41,6 +40,7 @@ from api.label.boxes import (
     yolo_to_boxes,
 )
 from api.label.errors import LabelError
+from api.label.folder_lock import FolderLock
 from api.label.sidecar import (
     atomic_write,
     bounded_history,
@@ -67,7 +67,7 @@ class DetectorUnavailable(Exception):
 
 
 class LabelStore:
-    """Labels of the images of one folder; thread-safe."""
+    """Labels of the images of one folder; safe for threads and processes (api/label/folder_lock.py)."""
 
     def __init__(self, root: str | os.PathLike, detector_factory: Callable[[], TileDetector] | None = None,
                  photo_detector: Callable[[bytes], dict] | None = None):
@@ -78,7 +78,7 @@ class LabelStore:
         self._detector_factory = detector_factory or _shipped_detector
         # bytes -> vision.detector.detect_photo's answer; the server's runs in its inference pool
         self._photo_detector = photo_detector
-        self._lock = threading.RLock()
+        self._lock = FolderLock(self.root / SIDECAR_DIR)
 
     def use_detector(self, detector: TileDetector) -> None:
         """Pre-label with `detector` from now on (here, in the calling thread)."""
