@@ -37,8 +37,9 @@ class DatabaseTries:
                                      .where(WrongTokenTries.address == _key(address))).first()
         if row is None:
             return 0.0
-        left = row.window_start + self.window - self.clock()
-        return left if row.count >= self.limit and left > 0 else 0.0
+        start, count = row
+        left = start + self.window - self.clock()
+        return left if count >= self.limit and left > 0 else 0.0
 
     def add(self, address: str) -> None:
         now, key = self.clock(), _key(address)
