@@ -1,7 +1,6 @@
 """The labelling tool's storage: YOLO txt beside each image, inside one folder only.
 
-A `LabelStore` owns one folder (the one given to `fanshot label DIR`). For an
-image `sub/a.jpg` it keeps
+A `LabelStore` owns one folder (`fanshot label DIR`, FANSHOT_LABEL_DIR). For `sub/a.jpg` it keeps
 
 - `sub/a.txt`: the labels, YOLO format (`class cx cy w h`, normalised), rewritten
   atomically (temp file + os.replace) on every change;
@@ -13,12 +12,12 @@ image `sub/a.jpg` it keeps
 A change writes the sidecar first, with a `before` record of the state it replaces,
 then the label file; a kill between the two leaves a label file whose hash is the
 `before` one, and every read takes that state back (the change was never answered;
-api/label/sidecar.py). A sidecar value that is not a finite number is read as no
-score, with a warning.
+api/label/sidecar.py). A sidecar value that is not a finite number is read as no score, with a
+warning. Changes are made one at a time across threads and processes (api/label/folder_lock.py);
+one sent with the `version` it was made on is refused when the labels changed since.
 
-An image without a label file is pre-labelled by the detector once; an image
-with one is never pre-labelled again. Every path from a client goes through
-`resolve_image`, which refuses anything outside the folder.
+An image without a label file is pre-labelled by the detector once, never again once it has one.
+Every path from a client goes through `resolve_image`, which refuses anything outside the folder.
 """
 from __future__ import annotations
 
@@ -42,8 +41,10 @@ from api.label.boxes import (
 from api.label.errors import LabelError
 from api.label.folder_lock import FolderLock
 from api.label.sidecar import (
+    UNSEEN,
     atomic_write,
     bounded_history,
+    check_seen,
     clean_sidecar,
     compact,
     label_sha,
@@ -329,6 +330,7 @@ class LabelStore:
             "width": width,
             "height": height,
             "labelled": text is not None,
+            "version": label_sha(text),  # what a change sends back as `version` (sidecar.check_seen)
             "reviewed": reviewed,
             "boxes": least_confident_first(boxes),
             "undo": len(sidecar["history"]),
@@ -395,11 +397,13 @@ class LabelStore:
                        "drop": int(pushed), "restore": []},
         })
 
-    def save(self, rel: str, boxes: object) -> dict:
-        """Replace the labels of an image (a person's change): saved at once, undoable."""
+    def save(self, rel: str, boxes: object, seen: object = UNSEEN) -> dict:
+        """Replace the labels of an image (a person's change): saved at once, undoable; with `seen`,
+        only if the label file is still that version (sidecar.check_seen)."""
         clean = validate_boxes(boxes)
         image = self.resolve_image(rel)
         with self._lock:
+            check_seen(self._read_label(self.label_path(image)), seen, rel)
             size = self.image_size(rel)
             check_inside(clean, *size)
             self._write(image, least_confident_first(clean), size, reviewed=True, push=True)
