@@ -16,7 +16,7 @@ of every error (code `unauthorized`). Tokens are compared in constant time.
 
 Guessing is slowed down: an address that offered `MAX_WRONG` wrong tokens within `WRONG_WINDOW`
 seconds is answered 429 (`too_many_tries`, with Retry-After) until that window ends, whatever
-token it offers then; a browser already holding the cookie is let through all the same (the
+token it offers then (counted in the database: several replicas count an address together); a browser already holding the cookie is let through all the same (the
 cookie is a 256-bit digest, not worth guessing). The address is the connection's: behind a reverse
 proxy every caller has the proxy's, unless FANSHOT_TRUSTED_PROXIES names it (api/serving.py; the
 log says so, once, when an address forwards for others without being trusted).
@@ -29,9 +29,11 @@ import hashlib
 import hmac
 import html
 import logging
-import time
 from http.cookies import CookieError, SimpleCookie
+from typing import Protocol
 from urllib.parse import parse_qs
+
+from anyio import to_thread
 
 from .errors import error_body
 from .middleware import ASGIApp, Receive, Scope, Send, response_messages
@@ -45,7 +47,7 @@ FORM_LIMIT = 4096  # bytes of a posted token form
 SHORT_TOKEN = 16  # characters: a shorter token gets a warning at start
 MAX_WRONG = 10  # wrong tokens one address may offer ...
 WRONG_WINDOW = 300.0  # ... in this many seconds; then it waits until the window ends
-MAX_ADDRESSES = 4096  # addresses whose wrong tries are remembered
+MAX_ADDRESSES = 4096  # addresses whose wrong tries are remembered (the longest remembered go first)
 MAX_PROXIES_NAMED = 16  # untrusted proxies named in the log (one line each)
 log = logging.getLogger("fanshot.api")
 JSON_MESSAGE = ("this server needs its access token: send the header `Authorization: Bearer TOKEN` "
@@ -84,35 +86,15 @@ def _minutes(seconds: float) -> str:
     return f"{minutes} minute{'s' if minutes > 1 else ''}"
 
 
-class WrongTries:
-    """How many wrong tokens each client address offered in its current window."""
-
-    def __init__(self, limit: int = MAX_WRONG, window: float = WRONG_WINDOW,
-                 max_addresses: int = MAX_ADDRESSES, clock=time.monotonic):
-        self.limit, self.window, self.max_addresses, self.clock = limit, window, max_addresses, clock
-        self._tries: dict[str, tuple[float, int]] = {}  # address -> (window start, wrong tries)
+class WrongTries(Protocol):
+    """The wrong tokens each client address offered in its current window: in the database
+    (api/storage/tries.py), so that every replica counts an address's guesses together."""
 
     def wait(self, address: str) -> float:
         """Seconds `address` must wait before its tokens are looked at again; 0 when they are now."""
-        start, count = self._tries.get(address, (0.0, 0))
-        left = start + self.window - self.clock()
-        return left if count >= self.limit and left > 0 else 0.0
 
     def add(self, address: str) -> None:
-        now = self.clock()
-        start, count = self._tries.get(address, (now, 0))
-        if now - start >= self.window:
-            start, count = now, 0
-        if address not in self._tries and len(self._tries) >= self.max_addresses:
-            self._forget(now)
-        self._tries[address] = (start, count + 1)
-
-    def _forget(self, now: float) -> None:
-        """Drop the addresses whose window has ended, else the one remembered longest."""
-        for address in [a for a, (start, _) in self._tries.items() if now - start >= self.window]:
-            del self._tries[address]
-        if len(self._tries) >= self.max_addresses:
-            del self._tries[next(iter(self._tries))]
+        """Count one wrong token from `address`."""
 
 
 def _form_page(path: str, wrong: bool, wait: float = 0.0) -> bytes:
@@ -134,11 +116,11 @@ button{{font-size:1.1em;padding:.4em 1.2em}}.wrong{{color:#b00}}</style></head>
 class TokenMiddleware:
     """Let through only requests that show `token` (module docstring); the rest get 401."""
 
-    def __init__(self, app: ASGIApp, token: str):
+    def __init__(self, app: ASGIApp, token: str, wrong_tries: WrongTries):
         if not token:
             raise ValueError("the access token is empty")
         self.app = app
-        self.wrong_tries = WrongTries()
+        self.wrong_tries = wrong_tries
         self._proxies_named: set[str] = set()
         self.token = token.encode()
         # the cookie holds a digest of the token, not the token: any token fits in a cookie
@@ -162,7 +144,7 @@ class TokenMiddleware:
             return
         address = (scope.get("client") or ("unknown",))[0]
         self._name_untrusted_proxy(headers, address)
-        wait = self.wrong_tries.wait(address)
+        wait = await to_thread.run_sync(self.wrong_tries.wait, address)
         if wait:
             await self._refuse_for(send, path, wait)
             return
@@ -172,7 +154,7 @@ class TokenMiddleware:
             return
         guessed = bool(headers.get(b"authorization"))  # a wrong or unreadable one
         if guessed:
-            self.wrong_tries.add(address)
+            await to_thread.run_sync(self.wrong_tries.add, address)
         if path not in PAGES:
             await _send(send, 401, error_body("unauthorized", JSON_MESSAGE), b"application/json",
                         [(b"www-authenticate", b'Bearer realm="fanshot"')])
@@ -185,7 +167,7 @@ class TokenMiddleware:
             await _send(send, 303, b"", b"text/plain", [(b"location", path.encode()), (b"set-cookie", cookie.encode())])
             return
         if offered is not None and not guessed:  # one request, one try, whatever it offers
-            self.wrong_tries.add(address)
+            await to_thread.run_sync(self.wrong_tries.add, address)
         await _send(send, 401, _form_page(path, wrong=offered is not None), b"text/html; charset=utf-8")
 
     def _name_untrusted_proxy(self, headers: dict[bytes, bytes], address: str) -> None:

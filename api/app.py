@@ -9,8 +9,9 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
+from sqlalchemy import Engine
 
-from .access import TokenMiddleware
+from .access import MAX_ADDRESSES, MAX_WRONG, WRONG_WINDOW, TokenMiddleware
 from .errors import install_handlers
 from .inference import Inference, start_worker, worker_model
 from .middleware import AccessLogMiddleware, BodyLimitMiddleware
@@ -20,6 +21,8 @@ from .schemas import install_openapi
 from .settings import Settings, data_dir_of
 from .storage.images import DatabaseImageStore
 from .storage.store import LazyGameStore
+from .storage.tries import DatabaseTries
+from .storage.values import DatabaseValues
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 API_PREFIX = "/api/v1"
@@ -58,14 +61,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.pool = pool
     app.state.inference = Inference(settings)
     app.state.games = LazyGameStore(data_dir_of(settings), settings.database_url)  # opened on first use
-    app.state.images = DatabaseImageStore(lambda: app.state.games.get().engine, settings.image_store_size,
-                                          settings.image_ttl_seconds)
+
+    def database() -> Engine:
+        return app.state.games.get().engine
+
+    # every state a later request may touch is in the database (or the data and label folders), so
+    # that any number of replicas serve one user (docs/replicas.md)
+    app.state.images = DatabaseImageStore(database, settings.image_store_size, settings.image_ttl_seconds)
+    app.state.values = DatabaseValues(database)
 
     install_handlers(app)
     app.add_middleware(BodyLimitMiddleware, upload_limit=settings.max_upload_bytes + FORM_OVERHEAD,
                        limit=JSON_BODY_LIMIT, upload_message=f"the upload is larger than {settings.max_upload_bytes} bytes")
     if settings.token:
-        app.add_middleware(TokenMiddleware, token=settings.token)
+        app.add_middleware(TokenMiddleware, token=settings.token,
+                           wrong_tries=DatabaseTries(database, MAX_WRONG, WRONG_WINDOW, MAX_ADDRESSES))
     app.add_middleware(AccessLogMiddleware)
 
     for module in (health, rules, score, analyze, detect, images):

@@ -22,7 +22,8 @@ ERROR_DESCRIPTIONS = {
          "strict JSON (NaN, Infinity, nested too deep)",
     403: "The path leads outside the labelling folder, or the image host is not allowed",
     404: "No such image in the folder",
-    409: "Nothing to undo, nothing labelled yet, or an export the converters refuse",
+    409: "Nothing to undo, nothing labelled yet, labels changed since the version a change was made on, "
+         "or an export the converters refuse",
     413: "The image is too large",
     415: "Not an image (JPEG, PNG, WebP, HEIC)",
     422: "Boxes, format or image data that cannot be used",

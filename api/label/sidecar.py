@@ -18,6 +18,7 @@ import stat
 from pathlib import Path
 
 from api.label.boxes import is_finite_number
+from api.label.errors import LabelError
 
 HISTORY_LIMIT = 200  # undo steps kept per image
 HISTORY_BYTES = 4 * 1024 * 1024  # and at most this much of them (as JSON); the newest step is always kept
@@ -53,6 +54,22 @@ def atomic_write(path: Path, text: str) -> None:
 def label_sha(text: str | None) -> str | None:
     """The hash a sidecar keeps of the label text it describes (None: no label file)."""
     return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+UNSEEN = object()  # a change sent without the version it was made on: not checked
+
+
+def check_seen(text: str | None, seen: object, rel: str) -> None:
+    """A change made on version `seen` (the `version` a client read: the label file's hash, null for
+    none) of label text `text`: 409 `stale_labels` when the file changed since (another page, or
+    another replica's), so that no one overwrites an edit unseen."""
+    if seen is UNSEEN:
+        return
+    if seen is not None and not isinstance(seen, str):
+        raise LabelError("bad_version", "'version' must be the string a labels answer gave, or null", 422)
+    if seen != label_sha(text):
+        raise LabelError("stale_labels", f"{rel}: the labels were changed elsewhere (another page or server) "
+                         "since this version was read; load them again", 409)
 
 
 def compact(data: object) -> str:

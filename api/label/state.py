@@ -1,8 +1,8 @@
-"""The labelling tool's state on the app: its folder (a LabelStore), its detector, and the
-connection settings Label Studio sent to /labelstudio/setup.
+"""The labelling tool's state: its folder (a LabelStore) and detector on the app, and the
+connection settings Label Studio sent to /labelstudio/setup in the service's database.
 
-`configure_labelling(app, folder, detector=...)` sets them (the `fanshot label DIR` command and
-the tests do); otherwise the folder comes from FANSHOT_LABEL_DIR on first use and the detector
+`configure_labelling(app, folder, detector=...)` sets the folder and detector (the `fanshot label
+DIR` command and the tests do); otherwise the folder comes from FANSHOT_LABEL_DIR on first use and the detector
 is the one of the app's settings (the shipped model by default).
 
 Every detector call of the labelling tool (pre-labels, Label Studio predictions) is `detect_photo`:
@@ -23,6 +23,7 @@ from api.errors import ApiError
 from api.label.errors import LabelError
 from api.label.store import DetectorUnavailable, LabelStore
 from api.settings import LABEL_DIR_ENV, Settings, label_dir_from_env
+from api.storage.values import DatabaseValues
 
 
 def configure_labelling(app: FastAPI, folder: str | os.PathLike[str], detector: Any = None) -> LabelStore:
@@ -133,7 +134,23 @@ def no_detector(exc: Exception) -> LabelError:
     return LabelError("no_detector", f"the detector is not available: {exc}", 503)
 
 
+LABEL_STUDIO_VALUE = "label_studio_connection"
+
+
 def label_studio_connection(request: Request) -> dict[str, str]:
-    """What Label Studio sent to /labelstudio/setup (`hostname`, `access_token`), kept on the app."""
-    connection: dict[str, str] = getattr(request.app.state, "label_studio_settings", {})
-    return connection
+    """What Label Studio sent to /labelstudio/setup (`hostname`, `access_token`, and
+    `trusted_hostname`): in the service's database, so that every replica and a restarted
+    service fetch task images with it; on the app when it has no database (the labelling routes
+    alone, in tests). Reads the database: call it in a worker thread."""
+    values: DatabaseValues | None = getattr(request.app.state, "values", None)
+    kept = getattr(request.app.state, "label_studio_settings", {}) if values is None else values.get(LABEL_STUDIO_VALUE)
+    return {key: value for key, value in (kept or {}).items() if isinstance(value, str)}
+
+
+def keep_label_studio_connection(request: Request, connection: dict[str, str]) -> None:
+    """Keep what /labelstudio/setup was sent, where `label_studio_connection` reads it."""
+    values: DatabaseValues | None = getattr(request.app.state, "values", None)
+    if values is None:
+        request.app.state.label_studio_settings = dict(connection)
+    else:
+        values.put(LABEL_STUDIO_VALUE, dict(connection))

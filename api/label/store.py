@@ -1,7 +1,6 @@
 """The labelling tool's storage: YOLO txt beside each image, inside one folder only.
 
-A `LabelStore` owns one folder (the one given to `fanshot label DIR`). For an
-image `sub/a.jpg` it keeps
+A `LabelStore` owns one folder (`fanshot label DIR`, FANSHOT_LABEL_DIR). For `sub/a.jpg` it keeps
 
 - `sub/a.txt`: the labels, YOLO format (`class cx cy w h`, normalised), rewritten
   atomically (temp file + os.replace) on every change;
@@ -13,19 +12,18 @@ image `sub/a.jpg` it keeps
 A change writes the sidecar first, with a `before` record of the state it replaces,
 then the label file; a kill between the two leaves a label file whose hash is the
 `before` one, and every read takes that state back (the change was never answered;
-api/label/sidecar.py). A sidecar value that is not a finite number is read as no
-score, with a warning.
+api/label/sidecar.py). A sidecar value that is not a finite number is read as no score, with a
+warning. Changes are made one at a time across threads and processes (api/label/folder_lock.py);
+one sent with the `version` it was made on is refused when the labels changed since.
 
-An image without a label file is pre-labelled by the detector once; an image
-with one is never pre-labelled again. Every path from a client goes through
-`resolve_image`, which refuses anything outside the folder.
+An image without a label file is pre-labelled by the detector once, never again once it has one.
+Every path from a client goes through `resolve_image`, which refuses anything outside the folder.
 """
 from __future__ import annotations
 
 import errno
 import json
 import os
-import threading
 from glob import escape as glob_escape
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Callable
@@ -41,9 +39,12 @@ from api.label.boxes import (
     yolo_to_boxes,
 )
 from api.label.errors import LabelError
+from api.label.folder_lock import FolderLock
 from api.label.sidecar import (
+    UNSEEN,
     atomic_write,
     bounded_history,
+    check_seen,
     clean_sidecar,
     compact,
     label_sha,
@@ -67,7 +68,7 @@ class DetectorUnavailable(Exception):
 
 
 class LabelStore:
-    """Labels of the images of one folder; thread-safe."""
+    """Labels of the images of one folder; safe for threads and processes (api/label/folder_lock.py)."""
 
     def __init__(self, root: str | os.PathLike, detector_factory: Callable[[], TileDetector] | None = None,
                  photo_detector: Callable[[bytes], dict] | None = None):
@@ -78,7 +79,7 @@ class LabelStore:
         self._detector_factory = detector_factory or _shipped_detector
         # bytes -> vision.detector.detect_photo's answer; the server's runs in its inference pool
         self._photo_detector = photo_detector
-        self._lock = threading.RLock()
+        self._lock = FolderLock(self.root / SIDECAR_DIR)
 
     def use_detector(self, detector: TileDetector) -> None:
         """Pre-label with `detector` from now on (here, in the calling thread)."""
@@ -329,6 +330,7 @@ class LabelStore:
             "width": width,
             "height": height,
             "labelled": text is not None,
+            "version": label_sha(text),  # what a change sends back as `version` (sidecar.check_seen)
             "reviewed": reviewed,
             "boxes": least_confident_first(boxes),
             "undo": len(sidecar["history"]),
@@ -395,11 +397,13 @@ class LabelStore:
                        "drop": int(pushed), "restore": []},
         })
 
-    def save(self, rel: str, boxes: object) -> dict:
-        """Replace the labels of an image (a person's change): saved at once, undoable."""
+    def save(self, rel: str, boxes: object, seen: object = UNSEEN) -> dict:
+        """Replace the labels of an image (a person's change): saved at once, undoable; with `seen`,
+        only if the label file is still that version (sidecar.check_seen)."""
         clean = validate_boxes(boxes)
         image = self.resolve_image(rel)
         with self._lock:
+            check_seen(self._read_label(self.label_path(image)), seen, rel)
             size = self.image_size(rel)
             check_inside(clean, *size)
             self._write(image, least_confident_first(clean), size, reviewed=True, push=True)

@@ -11,12 +11,14 @@ import shutil
 from pathlib import Path
 
 from fastapi import APIRouter, File, Query, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, Response
 from starlette.background import BackgroundTask
 
 from api.errors import ApiError
 from api.json_body import JsonBodyError, read_json_body
 from api.label.errors import LabelError, openapi_errors
+from api.label.sidecar import UNSEEN
 from api.label.state import get_store
 from api.label.store import MAX_IMAGE_BYTES
 from api.uploads import check_form_fields
@@ -48,7 +50,9 @@ LABELS_BODY = {"requestBody": {"required": True, "content": {"application/json":
                     "items": {"type": "number", "exclusiveMinimum": -1e6, "exclusiveMaximum": 1e6}},
             "score": {"type": ["number", "null"], "description": "the detector's; null: a person's box"},
         },
-    }}},
+    }}, "version": {"type": ["string", "null"], "description": "the `version` of the labels the change was made "
+                    "on (from GET /labels or the last change's answer); a label file changed since: 409 "
+                    "stale_labels. Left out: not checked"}},
 }}}}}
 
 page = APIRouter()
@@ -95,7 +99,7 @@ async def upload_image(request: Request, file: UploadFile = File(...)):
     except ApiError as exc:  # answered without its params, as every labelling error
         raise LabelError(exc.code, exc.message, exc.status) from None
     data = await file.read(MAX_IMAGE_BYTES + 1)
-    return {"path": get_store(request).add_image(file.filename or "", data)}
+    return {"path": await run_in_threadpool(get_store(request).add_image, file.filename or "", data)}
 
 
 @router.get("/image", responses=openapi_errors(400, 403, 404, 413, 415, 422, 503))
@@ -129,16 +133,17 @@ def get_labels(request: Request, path: str = PATH):
     return get_store(request).load(path)
 
 
-@router.put("/labels", openapi_extra=LABELS_BODY, responses=openapi_errors(400, 403, 404, 415, 422, 503))
+@router.put("/labels", openapi_extra=LABELS_BODY, responses=openapi_errors(400, 403, 404, 409, 415, 422, 503))
 async def put_labels(request: Request, path: str = PATH):
-    """Replace the boxes of an image: body `{"boxes": [{"tile", "box", "score"}]}`."""
+    """Replace the boxes of an image: body `{"boxes": [{"tile", "box", "score"}], "version"}`."""
     try:
         body = await read_json_body(request)
     except JsonBodyError as exc:
         raise LabelError("bad_json", f"the body must be JSON: {{\"boxes\": [...]}}; {exc}", 400) from None
     if not isinstance(body, dict) or "boxes" not in body:
         raise LabelError("bad_boxes", "the body must be {\"boxes\": [...]}", 422)
-    return get_store(request).save(path, body["boxes"])
+    # in a thread: the save may wait for another process's change to the folder (its lock)
+    return await run_in_threadpool(get_store(request).save, path, body["boxes"], body.get("version", UNSEEN))
 
 
 @router.post("/undo", responses=openapi_errors(400, 403, 404, 409, 415, 503))

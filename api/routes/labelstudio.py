@@ -13,7 +13,14 @@ from fastapi.concurrency import run_in_threadpool
 from api.errors import ApiError
 from api.json_body import JsonBodyError, read_json_body
 from api.label.errors import LabelError, openapi_errors
-from api.label.state import detect_photo, detector_version, label_studio_connection, no_detector, optional_store
+from api.label.state import (
+    detect_photo,
+    detector_version,
+    keep_label_studio_connection,
+    label_studio_connection,
+    no_detector,
+    optional_store,
+)
 from api.label.store import DetectorUnavailable
 from api.label.studio import MODEL_CLASS, missing_classes, parse_label_config, prediction, task_photo
 from api.label.task_images import sent_from_host
@@ -57,7 +64,7 @@ async def setup(request: Request):
     with _logged(request):
         body = await _json_body(request)
         version = detector_version(request)
-        connection = label_studio_connection(request)
+        connection = await run_in_threadpool(label_studio_connection, request)
         for key in ("hostname", "access_token"):
             if key in body and not isinstance(body[key], str):
                 raise LabelError("bad_setup", f"'{key}' must be a string", 422)
@@ -67,7 +74,7 @@ async def setup(request: Request):
         # Label Studio's own address, as it names itself: fetched from without FANSHOT_IMAGE_HOSTS
         connection["trusted_hostname"] = await run_in_threadpool(
             lambda: connection.get("hostname", "") if sent_from_host(connection.get("hostname", ""), peer) else "")
-        request.app.state.label_studio_settings = connection
+        await run_in_threadpool(keep_label_studio_connection, request, connection)
         answer: dict[str, Any] = {"model_version": version}
         warning = _label_warning(body.get("schema"))
         if warning:
@@ -87,7 +94,7 @@ async def predict(request: Request):
         config = parse_label_config(body.get("label_config"))
         version = detector_version(request)
         store = optional_store(request)
-        connection = label_studio_connection(request)
+        connection = await run_in_threadpool(label_studio_connection, request)
         results = []
         for task in tasks:  # one at a time, each in the inference pool as a photo of /api/v1/detect
             where, data = await run_in_threadpool(task_photo, task, config, store, connection)

@@ -12,6 +12,7 @@
   const state = {
     classes: [], keys: new Map(), images: [], index: -1, doc: null, selected: -1,
     currentTile: "W1", typed: "", typedTimer: null, saveChain: Promise.resolve(), saveSeq: 0, moving: false,
+    versions: {}, // path -> the version of its labels this page last had from the server
   };
 
   // --- server ----------------------------------------------------------------------
@@ -50,7 +51,10 @@
     saveState("saving…");
     state.saveChain = state.saveChain.then(async () => {
       try {
-        const fresh = await api("PUT", "/labels" + q(doc.path), { boxes });
+        // sent with the version it was made on: a change made meanwhile elsewhere (another page or
+        // server) is answered 409, not overwritten; opening the image again shows it
+        const fresh = await api("PUT", "/labels" + q(doc.path), { boxes, version: state.versions[doc.path] });
+        state.versions[fresh.path] = fresh.version;
         if (seq === state.saveSeq && state.doc && state.doc.path === fresh.path) {
           adopt(fresh, keep);
           saveState("saved");
@@ -64,6 +68,7 @@
 
   // Show an image's new box count, lowest score and checked state in the list.
   function noteInList(doc) {
+    state.versions[doc.path] = doc.version;
     const entry = state.images.find((im) => im.path === doc.path);
     if (!entry) return;
     const scores = doc.boxes.map((b) => b.score).filter((v) => v != null);

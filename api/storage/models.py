@@ -4,7 +4,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, LargeBinary, String, UniqueConstraint
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, LargeBinary, String, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 
@@ -79,3 +79,23 @@ class CachedImage(Base):
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     jpeg: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now, index=True)
+
+
+class WrongTokenTries(Base):
+    """Wrong access tokens one client address offered in its current window (api/access.py),
+    counted here so that every replica counts them together."""
+    __tablename__ = "wrong_token_tries"
+
+    address: Mapped[str] = mapped_column(String(64), primary_key=True)
+    window_start: Mapped[float] = mapped_column(Float, index=True)  # seconds since the epoch
+    count: Mapped[int] = mapped_column(Integer)
+
+
+class ServiceValue(Base):
+    """A small JSON value the service keeps for later requests on any replica, by name (what Label
+    Studio sent to /labelstudio/setup)."""
+    __tablename__ = "service_values"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[dict[str, Any]] = mapped_column(JSON)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utc_now)

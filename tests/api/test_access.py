@@ -3,7 +3,7 @@ import base64
 
 import pytest
 
-from api.access import COOKIE, MAX_WRONG, WrongTries, access_note
+from api.access import COOKIE, MAX_WRONG, access_note
 
 TOKEN = "correct-horse-battery"
 
@@ -167,25 +167,6 @@ def test_guesses_from_one_address_leave_the_others_and_the_cookie_alone(make_cli
     assert browser_elsewhere.get("/api/v1/rules").status_code == 200  # a page that holds the cookie goes on
 
 
-def test_the_wait_ends_with_the_window_and_memory_stays_bounded():
-    now = [1000.0]
-    tries = WrongTries(limit=3, window=60, max_addresses=2, clock=lambda: now[0])
-    for _ in range(3):
-        assert tries.wait("a") == 0
-        tries.add("a")
-    assert tries.wait("a") == 60
-    now[0] += 45
-    assert tries.wait("a") == 15 and tries.wait("b") == 0
-    now[0] += 15
-    assert tries.wait("a") == 0
-    tries.add("a")  # a new window, one wrong try in it
-    assert tries.wait("a") == 0
-    for address in ("b", "c", "d"):  # room for two: the longest remembered go first
-        for _ in range(3):
-            tries.add(address)
-    assert tries.wait("b") == 0 and tries.wait("c") == 60 and tries.wait("d") == 60
-
-
 def test_the_start_message_names_the_token_or_warns_when_others_can_reach_the_service():
     assert "access token required" in access_note("0.0.0.0", TOKEN) and "warning" not in access_note("0.0.0.0", TOKEN)
     assert "the token has 6 characters" in access_note("0.0.0.0", "123456")
@@ -206,3 +187,13 @@ def test_a_proxy_that_is_not_trusted_is_named_in_the_log_once(make_client, caplo
             assert proxy.get("/api/v1/rules", headers={"X-Forwarded-For": caller, **bearer()}).status_code == 200
     named = [r.getMessage() for r in caplog.records if "X-Forwarded-For" in r.getMessage()]
     assert len(named) == 1 and "192.0.2.20" in named[0] and "FANSHOT_TRUSTED_PROXIES" in named[0]
+
+
+def test_two_services_on_one_database_count_an_address_together(make_client, tmp_path):
+    # two replicas behind one proxy: half the tries on each still reach the limit on both
+    replicas = [make_client(token=TOKEN, data_dir=tmp_path / "shared") for _ in range(2)]
+    for number in range(MAX_WRONG):
+        assert replicas[number % 2].get("/api/v1/rules", headers=bearer("guess")).status_code == 401
+    for replica in replicas:
+        refused = replica.get("/api/v1/rules", headers=bearer())
+        assert refused.status_code == 429 and refused.json()["error"]["code"] == "too_many_tries"

@@ -118,6 +118,29 @@ def test_load_save_undo_round_trip(client, folder):
     assert client.get("/api/v1/label/images").json()["images"][0]["reviewed"] is True
 
 
+def test_a_change_made_on_an_old_version_is_refused_and_changes_nothing(client, folder):
+    # two pages (or two replicas' pages) on one image: the second to save had not seen the first's change
+    first = client.get("/api/v1/label/labels", params={"path": "a.jpg"}).json()
+    second = dict(first)
+    mine = [{"tile": "J1", "box": [150, 20, 190, 80], "score": None}]
+    saved = client.put("/api/v1/label/labels", params={"path": "a.jpg"},
+                       json={"boxes": mine, "version": first["version"]})
+    assert saved.status_code == 200 and saved.json()["version"] != first["version"]
+    label = (folder / "a.txt").read_text()
+    stale = client.put("/api/v1/label/labels", params={"path": "a.jpg"},
+                       json={"boxes": second["boxes"], "version": second["version"]})
+    assert stale.status_code == 409 and stale.json()["error"]["code"] == "stale_labels"
+    assert (folder / "a.txt").read_text() == label
+    assert client.get("/api/v1/label/labels", params={"path": "a.jpg"}).json()["undo"] == 1
+    again = client.put("/api/v1/label/labels", params={"path": "a.jpg"},
+                       json={"boxes": second["boxes"], "version": saved.json()["version"]})
+    assert again.status_code == 200 and again.json()["undo"] == 2
+    unchecked = client.put("/api/v1/label/labels", params={"path": "a.jpg"}, json={"boxes": mine})  # no version
+    assert unchecked.status_code == 200
+    bad = client.put("/api/v1/label/labels", params={"path": "a.jpg"}, json={"boxes": mine, "version": 3})
+    assert bad.status_code == 422 and bad.json()["error"]["code"] == "bad_version"
+
+
 def test_bad_bodies_are_json_errors(client):
     client.get("/api/v1/label/labels", params={"path": "a.jpg"})
     not_json = client.put("/api/v1/label/labels", params={"path": "a.jpg"}, content=b"{boxes",

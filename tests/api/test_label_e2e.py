@@ -134,3 +134,27 @@ def test_a_resize_that_squashes_a_box_to_a_line_is_undone_not_saved(server, fold
     box = page.locator(".box.selected[data-tile='B4']").bounding_box()
     assert box["height"] > 100 * photo["height"] / 200  # back to its 120 px (image) height
     assert page.locator("#save-state").inner_text() != "error"
+
+
+def test_a_change_on_labels_changed_elsewhere_is_refused_and_the_other_change_kept(server, folder, page):
+    # another page, or the page of another replica, saved a.jpg after this page opened it
+    import httpx
+
+    label = folder / "a.txt"
+    page.goto(server + "/label")
+    page.wait_for_selector(".box.selected[data-tile='B4']")
+    opened = httpx.get(server + "/api/v1/label/labels", params={"path": "a.jpg"}).json()
+    elsewhere = [{"tile": "J1", "box": [40, 40, 120, 160], "score": None}]
+    assert httpx.put(server + "/api/v1/label/labels", params={"path": "a.jpg"},
+                     json={"boxes": elsewhere, "version": opened["version"]}).status_code == 200
+    theirs = label.read_text()
+
+    page.keyboard.type("5p")
+    page.wait_for_selector("#save-state.error:has-text('changed elsewhere')")
+    assert label.read_text() == theirs
+
+    page.locator("#image-list li[data-path='a.jpg']").click()  # opened again: their change shows
+    page.wait_for_selector(".box[data-tile='J1']")
+    page.keyboard.type("5p")
+    wait_for_file(label, lambda t: "22 " in t)
+    page.wait_for_selector("#save-state:text('saved')")

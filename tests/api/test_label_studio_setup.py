@@ -146,3 +146,27 @@ def test_fanshot_label_logs_requests(tmp_path):
         process.terminate()
         process.wait(timeout=20)
     assert "GET /labelstudio/health 200" in log.read_text()
+
+
+def test_what_setup_sent_one_replica_serves_the_predictions_of_another(tmp_path, label_studio_server):  # noqa: F811
+    # two services on one database (two replicas, or one restarted): /setup reaches the first only
+    import dataclasses
+
+    from api.app import create_app
+    from api.settings import Settings
+
+    settings = dataclasses.replace(Settings(), inference_processes=False, data_dir=tmp_path / "data")
+    replicas = []
+    for _ in range(2):
+        app = create_app(settings)
+        configure_labelling(app, tmp_path, detector=FakeDetector())
+        replicas.append(TestClient(app, client=("127.0.0.1", 50000)).__enter__())
+    try:
+        replicas[0].post("/labelstudio/setup", json={"project": "1.1", "schema": LABEL_CONFIG,
+                                                       "hostname": label_studio_server, "access_token": "from-setup"})
+        response = replicas[1].post("/labelstudio/predict", json=predict_request(UPLOAD))
+        assert response.status_code == 200, response.text
+        assert _Uploads.seen_auth == ["Token from-setup"]
+    finally:
+        for client in replicas:
+            client.__exit__(None, None, None)
