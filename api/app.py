@@ -15,7 +15,7 @@ from .errors import install_handlers
 from .inference import Inference, start_worker, worker_model
 from .middleware import AccessLogMiddleware, BodyLimitMiddleware
 from .pool import InferencePool
-from .routes import analyze, detect, games, health, images, label, labelstudio, rules, score
+from .routes import analyze, detect, games, health, images, label, labelstudio, rules, score, tilesets
 from .schemas import install_openapi
 from .settings import Settings, data_dir_of
 from .storage.images import DatabaseImageStore
@@ -68,7 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.add_middleware(TokenMiddleware, token=settings.token)
     app.add_middleware(AccessLogMiddleware)
 
-    for module in (health, rules, score, analyze, detect, images):
+    for module in (health, rules, score, analyze, detect, images, tilesets):
         app.include_router(module.router, prefix=API_PREFIX)
     app.include_router(games.router, prefix=API_PREFIX)
     include_labelling(app)
