@@ -212,7 +212,7 @@ def _show(args) -> int:
     print("examples per tile: " + " ".join(f"{t}:{n}" for t, n in info["tiles"].items()))
     for s in info["sources"]:
         dates = s["first"] if s["first"] == s["last"] else f"{s['first']} to {s['last']}"
-        print(f"  from {s['kind']}: {s['times']} time{'s' * (s['times'] != 1)}, {s['tiles']} tiles, {dates}")
+        print(f"  from {s['kind']}: {s['times']} time{'s' * (s['times'] != 1)}, {s['tiles']} tile{'s' * (s['tiles'] != 1)}, {dates}")
     return 0
 
 
