@@ -103,7 +103,7 @@ LAYOUT_FIELDS = form_fields(learn_layout) - {"name"}
 
 
 @router.post("/tilesets/{name}/examples", response_model=TilesetSummary,
-             responses=error_responses(400, 404, 413, 415, 422, 503, descriptions={**NOT_FOUND, **UNREADABLE}),
+             responses=error_responses(400, 404, 413, 422, 503, descriptions={**NOT_FOUND, **UNREADABLE}),
              summary="Add corrected tiles of an analysed photo to a tile set")
 async def add_examples(request: Request, body: ExamplesRequest, name: str = NAME) -> dict:
     """Each tile's crop in the photo of an analysis made with this set (its `photo_id`) becomes an
