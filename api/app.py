@@ -16,7 +16,7 @@ from .errors import install_handlers
 from .inference import Inference, start_worker, worker_model
 from .middleware import AccessLogMiddleware, BodyLimitMiddleware
 from .pool import InferencePool
-from .routes import analyze, detect, games, health, images, label, labelstudio, rules, score
+from .routes import analyze, detect, games, health, images, label, labelstudio, rules, score, tilesets
 from .schemas import install_openapi
 from .settings import Settings, data_dir_of
 from .storage.images import DatabaseImageStore
@@ -78,7 +78,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                            wrong_tries=DatabaseTries(database, MAX_WRONG, WRONG_WINDOW, MAX_ADDRESSES))
     app.add_middleware(AccessLogMiddleware)
 
-    for module in (health, rules, score, analyze, detect, images):
+    for module in (health, rules, score, analyze, detect, images, tilesets):
         app.include_router(module.router, prefix=API_PREFIX)
     app.include_router(games.router, prefix=API_PREFIX)
     include_labelling(app)

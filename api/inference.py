@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from .errors import ApiError
 from .pool import InferencePool
-from .settings import Settings, available_cores
+from .settings import Settings, available_cores, data_dir_of
+from .tilesets import TilesetProfiles
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from vision.detections import TileDetector
     from vision.detector import Detector
 
 T = TypeVar("T")
@@ -90,17 +92,10 @@ def worker_model() -> tuple[bool, str | None]:
     return pipeline.model_loaded(), pipeline.model_name()
 
 
-def detect_job(data: bytes) -> FromWorker[dict[str, Any]]:
-    """`Inference.detect` on a worker process's pipeline."""
+def pipeline_job(method: str, *args: Any) -> FromWorker[Any]:
+    """`Inference.<method>(*args)` on a worker process's pipeline (`Inference.run_in`)."""
     pipeline = _worker_pipeline()
-    result = pipeline.detect(data)
-    return FromWorker(pipeline.model_name(), result)
-
-
-def analyze_job(data: bytes, context: dict[str, Any], rules: str) -> FromWorker[Annotated]:
-    """`Inference.analyze` on a worker process's pipeline."""
-    pipeline = _worker_pipeline()
-    result = pipeline.analyze(data, context, rules)
+    result = getattr(pipeline, method)(*args)
     return FromWorker(pipeline.model_name(), result)
 
 
@@ -110,6 +105,7 @@ class Inference:
         self.threads = threads_per_worker(settings.inference_workers)
         self._model_loaded = False
         self._model_name: str | None = None
+        self.tilesets = TilesetProfiles(data_dir_of(settings))
 
     def model_loaded(self) -> bool:
         return self._model_loaded
@@ -127,18 +123,22 @@ class Inference:
                     self._model_loaded, self._model_name = True, report[1]
         return self._model_loaded, self._model_name
 
-    async def detect_in(self, pool: InferencePool, data: bytes) -> dict[str, Any]:
-        """`detect` in one of `pool`'s workers: a thread of this process, or a worker process
-        running its own pipeline (`start_worker`, `detect_job`)."""
+    async def run_in(self, pool: InferencePool, method: str, *args: Any) -> Any:
+        """`self.<method>(*args)` (detect, analyze, learn_layout, add_examples) in one of `pool`'s
+        workers: a thread of this process, or a worker process running its own pipeline
+        (`start_worker`, `pipeline_job`)."""
         if pool.processes:
-            return self._from_worker(await pool.execute(detect_job, data))
-        return await pool.execute(self.detect, data)
+            return self._from_worker(await pool.execute(pipeline_job, method, *args))
+        return await pool.execute(getattr(self, method), *args)
 
-    async def analyze_in(self, pool: InferencePool, data: bytes, context: dict[str, Any], rules: str) -> Annotated:
-        """`analyze` in one of `pool`'s workers, as `detect_in`."""
-        if pool.processes:
-            return self._from_worker(await pool.execute(analyze_job, data, context, rules))
-        return await pool.execute(self.analyze, data, context, rules)
+    async def detect_in(self, pool: InferencePool, data: bytes, tileset: str | None = None) -> dict[str, Any]:
+        result: dict[str, Any] = await self.run_in(pool, "detect", data, tileset)
+        return result
+
+    async def analyze_in(self, pool: InferencePool, data: bytes, context: dict[str, Any], rules: str,
+                         tileset: str | None = None) -> Annotated:
+        result: Annotated = await self.run_in(pool, "analyze", data, context, rules, tileset)
+        return result
 
     def _from_worker(self, done: FromWorker[T]) -> T:
         """The job's result; the model the worker process loaded is this process's to report."""
@@ -173,18 +173,45 @@ class Inference:
         self._model_name = (detector.spec.get("provenance") or {}).get("name")
         return detector
 
-    def detect(self, data: bytes) -> dict[str, Any]:
-        """Tiles in the photo, boxes in pixels of the photo as shown (EXIF orientation applied)."""
+    def reader(self, tileset: str | None) -> TileDetector:
+        """The detector, reading with the tile set `tileset` when one is named (api/tilesets.py:
+        404 when there is none, 422 when it cannot be read)."""
+        detector = self.detector()
+        if tileset is None:
+            return detector
+        from vision.tileset.reader import with_tileset
+
+        return with_tileset(detector, self.tilesets.for_reading(tileset, detector.classifier))
+
+    def detect(self, data: bytes, tileset: str | None = None) -> dict[str, Any]:
+        """Tiles in the photo, boxes in pixels of the photo as shown (EXIF orientation applied);
+        read with the tile set `tileset` when one is named."""
         from vision.detector import detect_photo
 
-        detector = self.detector()
+        detector = self.reader(tileset)
         with image_errors():
             return detect_photo(detector, data, max_pixels=self.settings.max_pixels)
 
-    def analyze(self, data: bytes, context: dict[str, Any], rules: str) -> Annotated:
+    def learn_layout(self, name: str, data: bytes, add: bool, file: str) -> dict[str, Any]:
+        """The tile set `name` learnt from a layout photo (api/tilesets.py TilesetProfiles.learn_layout)."""
+        from vision.decode import probe_image
+
+        with image_errors():  # not an image: refused before the model is loaded
+            probe_image(data, max_pixels=self.settings.max_pixels)
+            return self.tilesets.learn_layout(self.detector(), name, data, add, file)
+
+    def add_examples(self, name: str, data: bytes, boxes: list[list[float]], tiles: list[str],
+                     size: tuple[int, int] | None, kind: str, file: str) -> dict[str, Any]:
+        """Corrected tiles' crops added to the set `name` (api/tilesets.py TilesetProfiles.add_examples)."""
+        with image_errors():
+            return self.tilesets.add_examples(self.detector(), name, data, boxes, tiles, size, kind, file,
+                                              self.settings.max_pixels)
+
+    def analyze(self, data: bytes, context: dict[str, Any], rules: str, tileset: str | None = None) -> Annotated:
         """The analysis of vision.analyze.analyze_photo (the photo read as `fanshot analyze` and
         `fanshot detect` read it, vision.detector.read_photo; boxes in pixels of the image
-        analysed, `image_size`), and the annotated photo as JPEG bytes."""
+        analysed, `image_size`), and the annotated photo as JPEG bytes; read with the tile set
+        `tileset` when one is named."""
         import scoring
         from vision.analyze import analyze_photo
         from vision.annotate import annotated_jpeg
@@ -192,7 +219,7 @@ class Inference:
 
         with image_errors():  # not an image: refused before the model is loaded
             probe_image(data, max_pixels=self.settings.max_pixels)
-        detector = self.detector()
+        detector = self.reader(tileset)
         try:
             with image_errors():
                 rgb, analyzed = analyze_photo(data, context, rules, detector, max_pixels=self.settings.max_pixels)

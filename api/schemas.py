@@ -265,6 +265,8 @@ class AnalyzeResponse(Open):
                                             "a 4000 px JPEG at 1/4)")
     image_url: Optional[str] = Field(None, description="the annotated photo (JPEG), kept for a while")
     image_base64: Optional[str] = Field(None, description="the annotated photo as base64 JPEG, when asked for")
+    photo_id: Optional[str] = Field(None, description="with a tile set: the photo, kept for a while, to add "
+                                    "corrected tiles to the set (POST /api/v1/tilesets/{name}/examples)")
 
 
 class RuleSet(Open):

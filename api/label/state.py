@@ -26,9 +26,12 @@ from api.settings import LABEL_DIR_ENV, Settings, label_dir_from_env
 from api.storage.values import DatabaseValues
 
 
-def configure_labelling(app: FastAPI, folder: str | os.PathLike[str], detector: Any = None) -> LabelStore:
-    """Point the app's labelling routes at `folder`; `detector` replaces the real one (tests)."""
+def configure_labelling(app: FastAPI, folder: str | os.PathLike[str], detector: Any = None,
+                        tileset: str | None = None) -> LabelStore:
+    """Point the app's labelling routes at `folder`; `detector` replaces the real one (tests); with
+    `tileset`, a tile a person corrects is added to that tile set (api/label/corrections.py)."""
     app.state.label_detector = detector
+    app.state.label_tileset = tileset
     store = LabelStore(folder, photo_detector=lambda data: _detect_from_thread(app, data))
     app.state.label_store = store
     return store

@@ -6,16 +6,21 @@ from typing import Any
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from starlette.concurrency import run_in_threadpool
 
+from vision.tileset.names import NAME_PATTERN
+
 from ..errors import error_responses
 from ..schemas import AnalyzeResponse, Wind
 from ..scorer import check_rules
+from ..storage.images import PHOTO_PREFIX
+from ..tileset_schemas import TILESET_NAME
 from ..uploads import check_form_fields, form_fields, read_image_upload
+from .tilesets import existing
 
 router = APIRouter(tags=["photos"])
 
 
 @router.post("/analyze", response_model=AnalyzeResponse, response_model_exclude_none=False,
-             responses=error_responses(400, 413, 415, 422, 503), summary="Score the hand in a photo")
+             responses=error_responses(400, 404, 413, 415, 422, 503, descriptions={404: "No tile set of that name"}), summary="Score the hand in a photo")
 async def analyze(
     request: Request,
     image: UploadFile = File(description="a JPEG, PNG, WebP or HEIC photo of the revealed hand"),
@@ -31,12 +36,16 @@ async def analyze(
     first_turn: str | None = Form(None, max_length=40, description="天和/地和/人和 state (lianzhong)"),
     wild_tile: str | None = Form(None, max_length=4, description="the wild 混 tile (lianzhong)"),
     inline_image: bool = Form(False, description="true: the annotated photo inline as base64, not a URL"),
+    tileset: str | None = Form(None, description="read the tiles as this tile set draws them (" + TILESET_NAME
+                               + "); the photo is then kept for a while (`photo_id`) for corrections", pattern=NAME_PATTERN, min_length=1, max_length=40),
 ) -> dict:
     """Tiles (code, box, score), the hand read from them, its score, warnings and
     alternatives, and the annotated photo (a URL, or base64 with inline_image)."""
     state = request.app.state
     await check_form_fields(request, FIELDS)
     check_rules(rules)  # before the upload is read or a worker taken
+    if tileset is not None:
+        existing(request, tileset)
     context: dict[str, Any] = {"self_drawn": self_drawn, "seat_wind": seat_wind, "prevalent_wind": prevalent_wind,
                "last_tile": last_tile, "kong_replacement": kong_replacement, "robbing_kong": robbing_kong,
                "fourth_tile": fourth_tile}
@@ -44,8 +53,10 @@ async def analyze(
     context.update({key: value for key, value in extra.items() if value is not None})  # the rule set judges them
     async with state.pool.admission(request.is_disconnected):  # a place before the upload is read into memory
         data = await read_image_upload(image, state.settings.max_upload_bytes)
-        result = await state.inference.analyze_in(state.pool, data, context, rules)
+        result = await state.inference.analyze_in(state.pool, data, context, rules, tileset)
     body = dict(result.analysis)
+    if tileset is not None:  # kept for POST /tilesets/{name}/examples: the boxes are in its pixels as read
+        body["photo_id"] = await run_in_threadpool(state.images.put, data, PHOTO_PREFIX)
     if inline_image:
         body["image_base64"] = base64.b64encode(result.jpeg).decode("ascii")
     else:

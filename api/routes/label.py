@@ -17,6 +17,7 @@ from starlette.background import BackgroundTask
 
 from api.errors import ApiError
 from api.json_body import JsonBodyError, read_json_body
+from api.label.corrections import remember_corrections
 from api.label.errors import LabelError, openapi_errors
 from api.label.sidecar import UNSEEN
 from api.label.state import get_store
@@ -135,15 +136,22 @@ def get_labels(request: Request, path: str = PATH):
 
 @router.put("/labels", openapi_extra=LABELS_BODY, responses=openapi_errors(400, 403, 404, 409, 415, 422, 503))
 async def put_labels(request: Request, path: str = PATH):
-    """Replace the boxes of an image: body `{"boxes": [{"tile", "box", "score"}], "version"}`."""
+    """Replace the boxes of an image: body `{"boxes": [{"tile", "box", "score"}], "version"}`. On a server
+    started with a tile set, the tiles corrected are added to it (`tileset` in the answer: name, added,
+    examples, or error; the labels are saved either way)."""
     try:
         body = await read_json_body(request)
     except JsonBodyError as exc:
         raise LabelError("bad_json", f"the body must be JSON: {{\"boxes\": [...]}}; {exc}", 400) from None
     if not isinstance(body, dict) or "boxes" not in body:
         raise LabelError("bad_boxes", "the body must be {\"boxes\": [...]}", 422)
+    store = get_store(request)
+    labelled = store.label_path(store.resolve_image(path)).is_file()
+    before = store.load(path)["boxes"] if labelled else []  # a label file there: read, not detected
     # in a thread: the save may wait for another process's change to the folder (its lock)
-    return await run_in_threadpool(get_store(request).save, path, body["boxes"], body.get("version", UNSEEN))
+    saved = await run_in_threadpool(store.save, path, body["boxes"], body.get("version", UNSEEN))
+    remembered = await remember_corrections(request.app, store, path, before, saved["boxes"])
+    return saved if remembered is None else {**saved, "tileset": remembered}
 
 
 @router.post("/undo", responses=openapi_errors(400, 403, 404, 409, 415, 503))

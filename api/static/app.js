@@ -120,6 +120,11 @@ const ERROR_ZH = {
   too_many_pixels: (p) => "图片像素太多",
   upload_too_large: (p) => "图片文件太大",
   model_not_found: (p) => "服务器还没有装识别模型",
+  tileset_not_found: (p) => "服务器上没有这套牌：请重新学习",
+  tileset_unreadable: (p) => "这套牌的资料读不出来：请重新学习",
+  photo_not_found: (p) => "这张照片已经过期，改牌没有记住",
+  layout_mismatch: (p) => (p.found === undefined ? "照片里的牌没有按顺序摆好"
+    : `找到 ${p.found} 张牌，${p.rows.length} 行（${p.rows.join("、")}）：应是 34、35、42 或 43 张，按顺序摆放`),
   invalid_request: (p) => "请求的内容不对",
 };
 const CONTEXT_FLAGS = ["self_drawn", "last_tile", "kong_replacement", "robbing_kong", "fourth_tile"];
@@ -141,6 +146,7 @@ const state = {
   leftOut: [],       // codes of the photo's tiles the reading repair left out (tiles[].dropped)
   photoError: null,  // () => text of the photo's error, or null
   scoreSeq: 0,
+  tileset: localStorage.getItem("fanshot.tileset") || "",  // the player's tile set, sent with each photo (tilesets.js)
 };
 
 function t(key) { return TEXT[state.lang][key] ?? TEXT.zh[key] ?? key; }
@@ -405,7 +411,12 @@ function tapTile(place) {
     actions.push([t("to_concealed"), () => moveToConcealed(place), "act-concealed"]);
   }
   const palette = place.where === "flowers" ? FLOWER_TILES : PLAY_TILES;
-  openSheet(`${t("change_tile")} (${tileLabel(code).code})`, actions, palette, settled((c) => setCode(place, c)), code);
+  const change = (c) => {
+    setCode(place, c);
+    // tilesets.js keeps a photo's corrected tile for the player's tile set
+    if (c !== code) document.dispatchEvent(new CustomEvent("fanshot:tile-changed", { detail: { place, from: code, to: c } }));
+  };
+  openSheet(`${t("change_tile")} (${tileLabel(code).code})`, actions, palette, settled(change), code);
   if (doubt) showSheetNote(doubtText(doubt));
 }
 
@@ -805,6 +816,7 @@ async function uploadPhoto(original) {
   form.append("image", file, file.name || "photo.jpg");
   form.append("rules", state.rules);
   for (const [key, value] of Object.entries(state.context)) form.append(key, String(value));
+  if (state.tileset) form.append("tileset", state.tileset);
   const xhr = new XMLHttpRequest();
   xhr.open("POST", `${API}/analyze`);
   xhr.responseType = "json";
@@ -824,6 +836,7 @@ async function uploadPhoto(original) {
       return;
     }
     state.analysis = body;
+    document.dispatchEvent(new CustomEvent("fanshot:analysed"));
     state.doubts = doubtsOf(body);
     state.leftOut = leftOutOf(body);
     renderAnalysis();

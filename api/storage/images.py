@@ -12,17 +12,21 @@ from sqlalchemy.orm import Session
 
 from .models import CachedImage, utc_now
 
+PHOTO_PREFIX = "photo-"
+
 
 class DatabaseImageStore:
-    """put(jpeg) -> an unguessable id; get(id) -> the bytes, or None once evicted or expired."""
+    """put(jpeg) -> an unguessable id; get(id) -> the bytes, or None once evicted or expired. An analysed
+    photo kept for a tile set's corrections (api/routes/tilesets.py) is stored the same way, its id
+    starting with PHOTO_PREFIX (never served as an annotated image)."""
 
     def __init__(self, engine: Callable[[], Engine], size: int, ttl_seconds: int):
         self._engine = engine  # opened on first use (api/storage/store.py LazyGameStore)
         self.size = size
         self.ttl = timedelta(seconds=ttl_seconds)
 
-    def put(self, jpeg: bytes) -> str:
-        image_id = secrets.token_urlsafe(16)
+    def put(self, jpeg: bytes, prefix: str = "") -> str:
+        image_id = prefix + secrets.token_urlsafe(16)
         now = utc_now()
         with Session(self._engine()) as session, session.begin():
             session.add(CachedImage(id=image_id, jpeg=jpeg, created_at=now))

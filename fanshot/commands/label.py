@@ -33,6 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     label.add_argument("--prelabel", action="store_true",
                        help="pre-label every image that has no label file yet, then exit "
                             "(for other tools: X-AnyLabeling, CVAT; see docs/labelling.md)")
+    label.add_argument("--tileset", metavar="NAME",
+                       help="add each tile you correct to your tile set NAME (`fanshot tileset learn`)")
     label.set_defaults(func=run_label)
 
 
@@ -122,8 +124,18 @@ def _serve(args: argparse.Namespace) -> int:
 
     configure_logging()
     settings = settings_for_command("fanshot label", args.model_dir)
+    if args.tileset is not None:
+        from api.settings import data_dir_of
+        from vision.tileset.profile import ProfileError
+        from vision.tileset.store import ProfileStore
+
+        try:
+            ProfileStore(data_dir_of(settings)).load(args.tileset)
+        except ProfileError as exc:
+            print(f"fanshot label: --tileset: {exc}", file=sys.stderr)
+            return 2
     app = create_app(settings)
-    store = configure_labelling(app, args.folder)
+    store = configure_labelling(app, args.folder, tileset=args.tileset)
     print(f"Labelling {store.root} on http://{args.host}:{args.port}/label", file=sys.stderr)
     note = access_note(args.host, settings.token)
     if note:

@@ -130,9 +130,8 @@ def _learn(args) -> int:
         else:
             profile = _learn_data(args, detector)
         seconds = time.perf_counter() - t0
-        if args.add and args.name in store.names():
-            profile = store.load(args.name).merged(profile)
-        path = store.save(profile)
+        profile = store.add(profile) if args.add else store.replace(profile)
+        path = store.path(args.name)
     except LayoutError as exc:
         if args.out:
             from vision.photo import read_photo
@@ -202,19 +201,18 @@ def _show(args) -> int:
     from vision.tileset.profile import ProfileError
 
     try:
-        profile = _store().load(args.name)
+        info = _store().load(args.name).summary()
     except ProfileError as exc:
         return _fail(str(exc))
-    info = {"name": profile.name, "created": profile.created, "classifier": profile.classifier,
-            "examples": len(profile.labels), "tiles": profile.class_counts(), "sources": profile.sources}
     if args.json:
         print(json.dumps(info, ensure_ascii=False))
         return 0
-    print(f"tile set {profile.name!r} (learnt {profile.created}, classifier {profile.classifier}): "
+    print(f"tile set {info['name']!r} (last learnt {info['created']}, classifier {info['classifier']}): "
           f"{len(info['tiles'])} tiles, {info['examples']} examples")
     print("examples per tile: " + " ".join(f"{t}:{n}" for t, n in info["tiles"].items()))
-    for s in profile.sources:
-        print(f"  from {s.get('kind')} {s.get('file', '')}: {s.get('tiles')} tiles, {s.get('created', '')}")
+    for s in info["sources"]:
+        dates = s["first"] if s["first"] == s["last"] else f"{s['first']} to {s['last']}"
+        print(f"  from {s['kind']}: {s['times']} time{'s' * (s['times'] != 1)}, {s['tiles']} tile{'s' * (s['tiles'] != 1)}, {dates}")
     return 0
 
 

@@ -3,7 +3,8 @@
 `positive_data_acceptance` expects a 2xx (or 401/403/404/409/429/5xx) for every request valid by the
 schema; a schema cannot say everything a request's content must be: that an upload is an image
 (415 not_an_image, 422 truncated, 413 too many pixels or bytes), that a hand is a winning one (the
-scorer's 422s), which rule set names exist, or which image a labelling path names. Those refusals
+scorer's 422s), which rule set names exist, which image a labelling path names, or that a photo shows
+a tile set laid out in the layout order (422 layout_mismatch). Those refusals
 are allowed by their codes, and no other: a refusal for the request's shape (invalid_request,
 bad_json, empty, ...) of data valid by the schema fails the run."""
 from __future__ import annotations
@@ -16,7 +17,7 @@ from schemathesis.checks import positive_data_acceptance
 # refusals for what a request holds that its schema cannot describe
 CONTENT_CODES = {
     "not_an_image", "truncated", "too_many_pixels", "too_many_bytes", "unsupported_format",
-    "unknown_ruleset", "bad_label_config",
+    "unknown_ruleset", "bad_label_config", "layout_mismatch",
 }
 SCORER_PATHS = ("/api/v1/score", "/api/v1/analyze")  # any scorer code: a schema-valid hand that is no win
 # a game's own rules (a hand that does not fit the game, names that differ only in case) and the scorer's

@@ -69,8 +69,13 @@ def test_api_errors_keep_their_status_code_and_headers(make_client):
 def test_every_api_error_status_is_declared_in_the_openapi_schema(client):
     paths = client.get("/openapi.json").json()["paths"]
     expected = {
-        ("/api/v1/analyze", "post"): {"200", "400", "413", "415", "422", "503"},
-        ("/api/v1/detect", "post"): {"200", "400", "413", "415", "422", "503"},
+        ("/api/v1/analyze", "post"): {"200", "400", "404", "413", "415", "422", "503"},
+        ("/api/v1/detect", "post"): {"200", "400", "404", "413", "415", "422", "503"},
+        ("/api/v1/tilesets/{name}", "get"): {"200", "404", "422"},
+        ("/api/v1/tilesets/{name}", "delete"): {"200", "404", "422"},
+        ("/api/v1/tilesets/{name}/layout", "post"): {"200", "400", "413", "415", "422", "503"},
+        ("/api/v1/tilesets/{name}/examples", "post"): {"200", "400", "404", "413", "422", "503"},
+        ("/api/v1/tilesets", "get"): {"200"},
         ("/api/v1/score", "post"): {"200", "400", "413", "422"},
         ("/api/v1/images/{image_id}.jpg", "get"): {"200", "404", "422"},
         ("/api/v1/rules", "get"): {"200"},

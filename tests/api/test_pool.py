@@ -77,7 +77,7 @@ def test_the_photo_routes_answer_503_busy_when_the_pool_is_full(make_client, mon
     client = make_client(inference_workers=1, inference_queue=0)
     started, release = threading.Event(), threading.Event()
 
-    def blocked_detect(data):
+    def blocked_detect(data, tileset=None):
         started.set()
         release.wait(5)
         return {"width": 1, "height": 1, "detections": []}

@@ -159,11 +159,14 @@ def learn_layout(detector: Detector, data: bytes, name: str, file: str = "") -> 
     return profile, layout
 
 
-def photo_boxes_in_view(detector: Detector, data: bytes, boxes: np.ndarray, size: tuple[int, int]
-                        ) -> tuple[np.ndarray, np.ndarray]:
+def photo_boxes_in_view(detector: Detector, data: bytes, boxes: np.ndarray, size: tuple[int, int] | None,
+                        max_pixels: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """A labelled photo's bytes read as the detector reads photos, and its labelled `boxes` (in
-    pixels of the photo as stored, `size` = (width, height)) in the pixels of the classifier's view."""
-    photo = read_photo(data)
-    sx, sy = photo.image.shape[1] / size[0], photo.image.shape[0] / size[1]
-    scaled = np.asarray(boxes, np.float32).reshape(-1, 4) * np.array([sx, sy, sx, sy], np.float32)
+    pixels of the photo as stored, `size` = (width, height); None: of the photo as read, the frame of
+    an analysis's boxes) in the pixels of the classifier's view."""
+    photo = read_photo(data, max_pixels=max_pixels)
+    scaled = np.asarray(boxes, np.float32).reshape(-1, 4)
+    if size is not None:
+        sx, sy = photo.image.shape[1] / size[0], photo.image.shape[0] / size[1]
+        scaled = scaled * np.array([sx, sy, sx, sy], np.float32)
     return detector.classifier_view(photo.image, scaled, photo)

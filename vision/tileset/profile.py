@@ -52,6 +52,21 @@ class TilesetProfile:
         ids, counts = np.unique(self.labels, return_counts=True)
         return {CLASSES[int(i)]: int(c) for i, c in zip(ids, counts)}
 
+    def summary(self) -> dict:
+        """What the set holds, as `fanshot tileset show --json` and GET /api/v1/tilesets/{name} give it:
+        examples per tile, and its sources by kind (layout, labelled, correction) with how many times,
+        tiles and the first and last dates."""
+        kinds: dict[str, dict] = {}
+        for source in self.sources:
+            kind = str(source.get("kind", "unknown"))
+            when = str(source.get("created", ""))
+            entry = kinds.setdefault(kind, {"kind": kind, "times": 0, "tiles": 0, "first": when, "last": when})
+            entry["times"] += 1
+            entry["tiles"] += int(source.get("tiles") or 0)
+            entry["first"], entry["last"] = min(entry["first"], when), max(entry["last"], when)
+        return {"name": self.name, "created": self.created, "classifier": self.classifier,
+                "examples": len(self.labels), "tiles": self.class_counts(), "sources": list(kinds.values())}
+
     def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, SetMatch]:
         """The classifier's `probs` blended with this set's reading, and how alike each box is to
         the set's tiles (vision.tileset.apply)."""

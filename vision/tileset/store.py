@@ -3,22 +3,29 @@ caller's: api.settings.data_dir_of). Writes are atomic (a whole file or the old 
 kill -9); a file that is not a whole profile is refused (vision.tileset.profile)."""
 from __future__ import annotations
 
+import fcntl
 import os
-import re
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from vision.tileset.names import NAME_PATTERN, check_name
 from vision.tileset.profile import ProfileError, TilesetProfile, profile_from_bytes, profile_to_bytes
 
+__all__ = ["NAME_PATTERN", "check_name", "NoSuchTileset", "ProfileStore"]
+
 SUFFIX = ".tileset"
-_NAME = re.compile(r"^[^\W][\w-]{0,39}$")  # letters, digits, _ and -, up to 40; no dots or slashes
 
 
-def check_name(name: str) -> str:
-    if not _NAME.match(name):
-        raise ProfileError(f"tile-set name {name!r}: use up to 40 letters, digits, '_' or '-', starting with "
-                           "a letter or digit")
-    return name
+class NoSuchTileset(ProfileError):
+    """No profile of that name in the store (`known`: the names there are)."""
+
+    code = "tileset_not_found"
+
+    def __init__(self, message: str, known: list[str]):
+        super().__init__(message)
+        self.known = known
 
 
 class ProfileStore:
@@ -39,9 +46,9 @@ class ProfileStore:
         try:
             data = path.read_bytes()
         except FileNotFoundError:
-            known = ", ".join(self.names()) or "none yet"
-            raise ProfileError(f"no tile set named {name!r} in {self.dir} (known: {known}); "
-                               f"learn it with `fanshot tileset learn {name} --layout PHOTO`") from None
+            names = self.names()
+            raise NoSuchTileset(f"no tile set named {name!r} in {self.dir} (known: {', '.join(names) or 'none yet'}); "
+                                f"learn it with `fanshot tileset learn {name} --layout PHOTO`", names) from None
         profile = profile_from_bytes(data, str(path))
         if profile.name != name:
             raise ProfileError(f"{path} holds the tile set {profile.name!r}, not {name!r}: it was renamed by hand")
@@ -68,10 +75,40 @@ class ProfileStore:
             os.close(dir_fd)
         return path
 
+    @contextmanager
+    def locked(self, name: str) -> Iterator[None]:
+        """The set `name` held against other writers (processes too) for a load-change-save: an exclusive
+        lock on its lock file, released when the block ends (or its process does)."""
+        lock = self.dir / f".{check_name(name)}.lock"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with open(lock, "a+b") as f:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+    def add(self, profile: TilesetProfile) -> TilesetProfile:
+        """`profile`'s examples added to the set of its name (the set is made when there is none), under
+        the set's lock: two adds at once both count. Returns the set as saved."""
+        with self.locked(profile.name):
+            if self.path(profile.name).exists():
+                profile = self.load(profile.name).merged(profile)
+            self.save(profile)
+        return profile
+
+    def replace(self, profile: TilesetProfile) -> TilesetProfile:
+        """`profile` saved in place of the set of its name, under the set's lock (not between an add's
+        load and save)."""
+        with self.locked(profile.name):
+            self.save(profile)
+        return profile
+
     def forget(self, name: str) -> bool:
         """Removes the profile `name`; False when there was none."""
-        try:
-            self.path(name).unlink()
-        except FileNotFoundError:
-            return False
+        with self.locked(name):
+            try:
+                self.path(name).unlink()
+            except FileNotFoundError:
+                return False
         return True

@@ -1,0 +1,59 @@
+"""The labelling tool started with a tile set (`fanshot label DIR --tileset NAME`): a saved box
+whose tile a person changed adds its crop to the set (api/label/corrections.py)."""
+from __future__ import annotations
+
+import warnings
+
+import cv2
+import pytest
+from label_app import labelling_app
+
+from api.label.corrections import corrected
+from api.label.state import configure_labelling
+from fanshot.cli import main
+from vision.model_spec import DEFAULT_MODEL_DIR
+from vision.tileset.store import ProfileStore
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+synth = pytest.importorskip("datasets.synth.generate")
+
+
+def test_only_boxes_whose_tile_changed_are_corrections():
+    before = [{"tile": "W1", "box": [0, 0, 10, 10]}, {"tile": "W2", "box": [20, 0, 30, 10]}]
+    after = [{"tile": "W1", "box": [0, 0, 10, 11]}, {"tile": "W3", "box": [21, 0, 31, 10]},
+             {"tile": "W4", "box": [50, 0, 60, 10]}]  # moved a little; changed; a new box (not a correction)
+    assert corrected(before, after) == [after[1]]
+    assert corrected([], after) == [] and corrected(before, []) == []
+
+
+@pytest.mark.skipif(not (DEFAULT_MODEL_DIR / "model.json").is_file(), reason="no trained model")
+def test_a_corrected_tile_is_added_to_the_labelling_tile_set(tmp_path, monkeypatch):
+    from vision.detector import get_detector
+    from vision.tileset.learn import learn_layout
+
+    monkeypatch.setenv("FANSHOT_DATA_DIR", str(tmp_path / "data"))
+    example = synth.make_example(910000, 0, [1280], None, synth.OneSet(7, True, 43))
+    ok, jpeg = cv2.imencode(".jpg", cv2.cvtColor(example["image"], cv2.COLOR_RGB2BGR))
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    (folder / "layout.jpg").write_bytes(jpeg.tobytes())
+    store = ProfileStore(tmp_path / "data")
+    store.save(learn_layout(get_detector(), jpeg.tobytes(), "mine")[0])
+    assert main(["label", str(folder), "--tileset", "nosuch"]) == 2  # refused before serving
+
+    app = labelling_app()
+    configure_labelling(app, folder, tileset="mine")
+    with TestClient(app) as client:
+        boxes = client.get("/api/v1/label/labels", params={"path": "layout.jpg"}).json()["boxes"]
+        assert len(boxes) == 43
+        unchanged = client.put("/api/v1/label/labels", params={"path": "layout.jpg"}, json={"boxes": boxes}).json()
+        assert "tileset" not in unchanged  # nothing corrected
+        changed = [dict(b) for b in boxes]
+        changed[0] = {**changed[0], "tile": "J3" if changed[0]["tile"] != "J3" else "J2", "score": None}
+        saved = client.put("/api/v1/label/labels", params={"path": "layout.jpg"}, json={"boxes": changed}).json()
+    assert saved["tileset"] == {"name": "mine", "added": 1, "examples": 44 * 22}
+    assert [(s["kind"], s["tiles"]) for s in store.load("mine").summary()["sources"]] == [("layout", 43),
+                                                                                           ("correction", 1)]
