@@ -1,4 +1,4 @@
-"""The sidecar of a labelled image (`.fanshot/sub/a.jpg.json`), and the atomic write of a file.
+"""The sidecar of a labelled image (`.fanshot/sub/a.jpg.json`).
 
 A sidecar holds `size` and `image_stamp` (the image's size as shown, cached), `label_sha` (the
 hash of the label file it describes), `scores` (one per line, null for a person's box),
@@ -12,43 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import secrets
-import stat
-from pathlib import Path
 
 from api.label.boxes import is_finite_number
 from api.label.errors import LabelError
 
 HISTORY_LIMIT = 200  # undo steps kept per image
 HISTORY_BYTES = 4 * 1024 * 1024  # and at most this much of them (as JSON); the newest step is always kept
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write `text` to `path` so that a crash leaves either the old or the new file. The file keeps
-    its mode; a new one gets the mode open() gives (0666 less the umask). The temporary name is
-    short, so that it fits wherever `path` does."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        mode: int | None = stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        mode = None
-    tmp = path.parent / f".fanshot-{secrets.token_hex(8)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            if mode is not None:
-                os.fchmod(handle.fileno(), mode)
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def label_sha(text: str | None) -> str | None:

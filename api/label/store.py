@@ -3,7 +3,7 @@
 A `LabelStore` owns one folder (`fanshot label DIR`, FANSHOT_LABEL_DIR). For `sub/a.jpg` it keeps
 
 - `sub/a.txt`: the labels, YOLO format (`class cx cy w h`, normalised), rewritten
-  atomically (temp file + os.replace) on every change;
+  atomically (vision.atomic_file) on every change;
 - `.fanshot/sub/a.jpg.json`: a sidecar with the detector scores of the boxes
   (so the least confident come first), whether a person has changed the labels,
   and the undo history (earlier versions of the label file, bounded in steps and
@@ -42,7 +42,6 @@ from api.label.errors import LabelError
 from api.label.folder_lock import FolderLock
 from api.label.sidecar import (
     UNSEEN,
-    atomic_write,
     bounded_history,
     check_seen,
     clean_sidecar,
@@ -51,6 +50,7 @@ from api.label.sidecar import (
     rolled_back,
     shown,
 )
+from vision.atomic_file import write_atomically
 from vision.classes import CLASS_ID
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".heic", ".heif")
@@ -219,7 +219,7 @@ class LabelStore:
         return sidecar, warnings
 
     def _write_sidecar(self, image: Path, data: dict) -> None:
-        atomic_write(self._sidecar_path(image), compact(data))
+        write_atomically(self._sidecar_path(image), compact(data))
 
     def _read_label(self, label: Path) -> str | None:
         return label.read_text(encoding="utf-8") if label.is_file() else None
@@ -228,7 +228,7 @@ class LabelStore:
         """Write the sidecar (with its `before` record), then the label file `text`: a kill between
         the two is taken back by _sidecar_view on the next read."""
         self._write_sidecar(image, sidecar)
-        atomic_write(label, text)
+        write_atomically(label, text)
 
     # images --------------------------------------------------------------
 

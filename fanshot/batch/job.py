@@ -54,7 +54,7 @@ def state_dir(dst: str | Path) -> Path:
 def claim(job: BatchJob, model_version: str) -> None:
     """Record `job` in DST/.batch/job.json, or check that the job already there is the same;
     JobError naming the difference when it is not (its records would not match)."""
-    from api.label.sidecar import atomic_write
+    from vision.atomic_file import write_atomically
 
     path = state_dir(job.dst) / "job.json"
     wanted = {**job.identity(), "model": model_version}
@@ -69,4 +69,4 @@ def claim(job: BatchJob, model_version: str) -> None:
             raise JobError(f"{job.dst} holds the records of another job ({what}): give another --out, "
                            f"or remove {state_dir(job.dst)} to start over")
         return
-    atomic_write(path, json.dumps(wanted, sort_keys=True, ensure_ascii=False) + "\n")
+    write_atomically(path, json.dumps(wanted, sort_keys=True, ensure_ascii=False) + "\n")

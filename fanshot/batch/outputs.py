@@ -14,10 +14,10 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from api.label.sidecar import atomic_write
 from datasets.formats import write_coco, write_labelstudio, write_yolo
 from fanshot.batch.photos import photo_name
 from fanshot.batch.records import read_record
+from vision.atomic_file import write_atomically
 
 OUTPUT_FILES = {"jsonl": "results.jsonl", "coco": "coco.json", "labelstudio": "labelstudio.json", "yolo": "data.yaml"}
 ERRORS_FILE = "errors.jsonl"
@@ -52,11 +52,11 @@ def assemble(dst: Path, root: Path, photos: list[Path], fmt: str, *, model_versi
             errors.append(json.dumps({"path": str(photo), "code": error.get("code"), "message": error.get("message")},
                                      ensure_ascii=False))
     outputs.read, outputs.failed = len(answers), len(errors)
-    atomic_write(dst / ERRORS_FILE, "".join(line + "\n" for line in errors))
+    write_atomically(dst / ERRORS_FILE, "".join(line + "\n" for line in errors))
     outputs.files.append(dst / ERRORS_FILE)
     if fmt == "jsonl":
         lines = [json.dumps({"image": name, **record["result"]}, ensure_ascii=False) for name, record in answers]
-        atomic_write(dst / OUTPUT_FILES[fmt], "".join(line + "\n" for line in lines))
+        write_atomically(dst / OUTPUT_FILES[fmt], "".join(line + "\n" for line in lines))
         outputs.files.insert(0, dst / OUTPUT_FILES[fmt])
         return outputs
     dataset = [_dataset_record(record) for _, record in answers]

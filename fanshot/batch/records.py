@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from api.label.sidecar import atomic_write
 from fanshot.batch.job import state_dir
 from fanshot.batch.photos import photo_id
+from vision.atomic_file import write_atomically
 
 
 def records_dir(dst: str | Path) -> Path:
@@ -25,7 +25,7 @@ def record_path(dst: str | Path, photo: Path) -> Path:
 
 
 def write_record(dst: str | Path, photo: Path, record: dict) -> None:
-    atomic_write(record_path(dst, photo), json.dumps(record, ensure_ascii=False) + "\n")
+    write_atomically(record_path(dst, photo), json.dumps(record, ensure_ascii=False) + "\n")
 
 
 def read_record(dst: str | Path, photo: Path) -> dict | None:

@@ -3,12 +3,11 @@ in the same database as the service (FANSHOT_DATA_DIR, or FANSHOT_DATABASE_URL):
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 from fanshot.args import non_negative_int
+from vision.atomic_file import write_atomically
 
 
 def register(subparsers) -> None:
@@ -201,20 +200,6 @@ def _export(args) -> int:
             sys.stdout.write(text)
         return None
     return _run(args, action)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """`text` at `path`, whole or not at all (a temporary file beside it, synced, then renamed)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def render_sheet(sheet: dict) -> str:

@@ -195,7 +195,7 @@ class Killed(BaseException):
 
 
 def kill_at_second_write(monkeypatch):
-    real = store_module.atomic_write
+    real = store_module.write_atomically
     calls = []
 
     def write(path, text):
@@ -204,7 +204,7 @@ def kill_at_second_write(monkeypatch):
             raise Killed(path)
         real(path, text)
 
-    monkeypatch.setattr(store_module, "atomic_write", write)
+    monkeypatch.setattr(store_module, "write_atomically", write)
     return calls
 
 

@@ -4,12 +4,11 @@ kill -9); a file that is not a whole profile is refused (vision.tileset.profile)
 from __future__ import annotations
 
 import fcntl
-import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from vision.atomic_file import write_atomically
 from vision.tileset.names import NAME_PATTERN, check_name
 from vision.tileset.profile import ProfileError, TilesetProfile, profile_from_bytes, profile_to_bytes
 
@@ -58,21 +57,7 @@ class ProfileStore:
         """Writes `profile` atomically (a temporary file synced, then renamed over the old)."""
         path = self.path(profile.name)
         self.dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{profile.name}.", suffix=".tmp", dir=self.dir)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(profile_to_bytes(profile))
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        dir_fd = os.open(self.dir, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        write_atomically(path, profile_to_bytes(profile))
         return path
 
     @contextmanager
