@@ -59,3 +59,13 @@ def make_client(tmp_path):
 @pytest.fixture
 def client(make_client):
     return make_client()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's chromium under Playwright, one per test module (tests/api/browser.py)."""
+    from browser import chromium, require_chromium
+
+    require_chromium()
+    with chromium() as browser:
+        yield browser

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from browser import PHONE, chromium, require_chromium, serving
+from browser import PHONE, require_chromium, serving
 from synth_hand import SYNTH_PHOTO, TrueBoxes
 
 import scoring
@@ -28,12 +28,6 @@ def server(tmp_path_factory):
     app.state.inference.detector = lambda: detector  # reads the synthetic photo exactly
     with serving(app) as url:
         yield app, url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as browser:
-        yield browser
 
 
 def phone(browser, url, query=""):

@@ -7,7 +7,7 @@ import time
 
 import httpx
 import pytest
-from browser import chromium, require_chromium, serving
+from browser import require_chromium, serving
 from label_app import labelling_app
 from PIL import Image
 
@@ -47,12 +47,6 @@ def server(folder):
     configure_labelling(app, folder, detector=FakeDetector())
     with serving(app) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as browser:
-        yield browser
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import json
 from collections import Counter
 
 import pytest
-from browser import PHONE, chromium, require_chromium, serving
+from browser import PHONE, require_chromium, serving
 from synth_hand import SYNTH_PHOTO, SYNTH_RECORD, TrueBoxes
 
 import scoring
@@ -46,12 +46,6 @@ def exact_detector(server, monkeypatch):
     detector = TrueBoxes()
     monkeypatch.setattr(server[0].state.inference, "detector", lambda: detector)
     return detector
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as browser:
-        yield browser
 
 
 @pytest.fixture

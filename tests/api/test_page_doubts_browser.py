@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from browser import PHONE, chromium, require_chromium, serving
+from browser import PHONE, require_chromium, serving
 from synth_hand import SYNTH_PHOTO, TrueBoxes
 
 import scoring
@@ -49,12 +49,6 @@ def server():
     app = create_app()
     with serving(app) as url:
         yield app, url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as browser:
-        yield browser
 
 
 @pytest.fixture
