@@ -1,0 +1,127 @@
+"""Tiles the finder gives no box at all, found with the player's tile set (vision.tileset): a set
+the finder never saw may draw a face it cannot see (issue 32: a real set's blank white dragon, no
+box even at a score of 0.02 for 66 of 113). In a photo that shows the set (vision.set_rescue's
+photo gate), the places one tile pitch before and after each tile of a row where no tile is
+(`gap_boxes`) are cut out and named; a place is a tile when the set's own examples recognise it
+and the classifier agrees (`in_a_gap`). A tile so found is a place to look beside in turn (a pung
+of blank dragons), for up to SEARCH_ROUNDS rounds. docs/tilesets.md, "The finder".
+
+Also the cheap geometry that spares the classifier the finder's weak boxes the rescue would turn
+down whatever they show (`worth_naming`). Pure numpy over boxes; naming is the caller's (`Name`).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from vision.boxes import iou_matrix, long_sides, runs_down, tile_size
+from vision.classes import NOT_A_TILE
+from vision.classifier import SetMatch
+from vision.set_rescue import MAX_COVERED, covered
+
+# measured with the finder blind to set 7's blank dragon (docs/tilesets.md): of 1279 places beside
+# 120 scenes' tiles, 13 on a true blank dragon; these gates kept 10 of them and none of the others
+SEARCH_SIMILAR = 0.7   # the least cosine similarity to one of the set's examples
+SEARCH_TILE = 0.8      # the least probability that the place holds a tile (1 - "not a tile")
+PITCH = 1.03           # a tile's neighbour is this many of its widths along (tiles stand side by side)
+INSIDE = 0.8           # a place cut by the photo's edge to under this share of a tile is not looked at
+SAME_PLACE = 0.5       # IoU from which a place is the same as a box already looked at
+SEARCH_ROUNDS = 3      # rounds of looking beside what the last round found
+SEARCH_SCORE = 0.05    # the finder score a box found so is given (the weakest the rescue looks at)
+# the finder's weak boxes named with a profile (the rescue's) are at least this share of the tiles'
+# median long side: vision.detector's SMALL_TILE rule, which drops smaller ones after naming anyway
+SMALL_TILE = 0.5
+
+Name = Callable[[np.ndarray], tuple[np.ndarray, SetMatch]]  # boxes -> (probabilities, SetMatch)
+
+
+def worth_naming(weak: np.ndarray, tiles: np.ndarray) -> np.ndarray:
+    """Which of the finder's weak boxes (N x 4) the rescue could keep, from their geometry alone:
+    tile sized (SMALL_TILE of the `tiles`' median, 5 tiles or more) and covered by the tiles found at
+    most MAX_COVERED (vision.set_rescue turns the others down whatever they show). A mask (N,)."""
+    weak = np.asarray(weak, np.float32).reshape(-1, 4)
+    tiles = np.asarray(tiles, np.float32).reshape(-1, 4)
+    keep = np.array([covered(box, tiles) <= MAX_COVERED for box in weak], bool)
+    if len(tiles) >= 5 and len(weak):
+        keep &= long_sides(weak) >= SMALL_TILE * tile_size(tiles)
+    return keep
+
+
+def gap_boxes(tiles: np.ndarray, around: np.ndarray, avoid: np.ndarray, width: int, height: int) -> np.ndarray:
+    """The places one pitch before and after each of `around` (K x 4, tiles of a row) along the
+    rows (across the photo, or down it when the `tiles` run down it: vision.boxes.runs_down), each
+    the size of its tile, inside the photo (at least INSIDE of it), covered by the `tiles` (N x 4)
+    at most MAX_COVERED and not the same place (SAME_PLACE) as a box of `avoid` (looked at already)
+    or as a place listed before it. (M x 4)."""
+    around = np.asarray(around, np.float32).reshape(-1, 4)
+    tiles = np.asarray(tiles, np.float32).reshape(-1, 4)
+    if len(around) == 0:
+        return np.zeros((0, 4), np.float32)
+    down = runs_down(tiles) if len(tiles) >= 2 else False
+    axis = (1, 3) if down else (0, 2)
+    step = np.zeros_like(around)
+    step[:, axis[0]] = step[:, axis[1]] = PITCH * (around[:, axis[1]] - around[:, axis[0]])
+    places = np.concatenate([around - step, around + step])
+    clipped = places.copy()
+    clipped[:, [0, 2]] = clipped[:, [0, 2]].clip(0, width)
+    clipped[:, [1, 3]] = clipped[:, [1, 3]].clip(0, height)
+    inside = ((clipped[:, 2] - clipped[:, 0]) * (clipped[:, 3] - clipped[:, 1])
+              >= INSIDE * (places[:, 2] - places[:, 0]) * (places[:, 3] - places[:, 1]))
+    places = clipped[inside]
+    places = places[np.array([covered(box, tiles) <= MAX_COVERED for box in places], bool)]
+    avoid = np.asarray(avoid, np.float32).reshape(-1, 4)
+    if len(avoid) and len(places):
+        places = places[iou_matrix(places, avoid).max(axis=1) < SAME_PLACE]
+    chosen: list[int] = []
+    for i in range(len(places)):
+        if not chosen or iou_matrix(places[i:i + 1], places[chosen]).max() < SAME_PLACE:
+            chosen.append(i)
+    return places[chosen].astype(np.float32)
+
+
+def in_a_gap(probs: np.ndarray, match: SetMatch) -> np.ndarray:
+    """Which named places hold a tile of the set: at least SEARCH_SIMILAR alike one of its examples,
+    read as that example's class, and a tile (1 - "not a tile" at least SEARCH_TILE; `probs` (N, 43
+    or 44), the classifier's blended with the set). A mask (N,)."""
+    if len(probs) == 0:
+        return np.zeros(0, bool)
+    read = probs[:, :NOT_A_TILE].argmax(axis=1)
+    tile = 1 - probs[:, NOT_A_TILE] if probs.shape[1] > NOT_A_TILE else np.ones(len(probs))
+    return (match.similarity >= SEARCH_SIMILAR) & (match.tile == read) & (tile >= SEARCH_TILE)
+
+
+def search_gaps(places: np.ndarray, probs: np.ndarray, match: SetMatch, tiles: np.ndarray, avoid: np.ndarray,
+                width: int, height: int, name: Name) -> tuple[np.ndarray, np.ndarray, SetMatch]:
+    """The tiles found in gaps: `places` (gap_boxes beside `tiles`) already named (`probs`,
+    `match`), then, for up to SEARCH_ROUNDS - 1 more rounds, the places beside the last round's
+    finds, named by `name`. A place found is kept unless the tiles found so far cover it more than
+    MAX_COVERED (`tiles` grows as it goes; `avoid`: boxes already looked at). (boxes, probs, SetMatch)."""
+    boxes, found_probs, similarity, tile = [], [], [], []
+    row = np.asarray(tiles, np.float32).reshape(-1, 4)
+    looked = np.concatenate([np.asarray(avoid, np.float32).reshape(-1, 4), places])
+    found = np.zeros((0, 4), np.float32)
+    for round_ in range(SEARCH_ROUNDS):
+        if round_:
+            places = gap_boxes(row, found, looked, width, height)
+            if not len(places):
+                break
+            looked = np.concatenate([looked, places])
+            probs, match = name(places)
+        keep = np.zeros(len(places), bool)
+        for i in np.flatnonzero(in_a_gap(probs, match)):  # one at a time: two finds may overlap
+            if covered(places[i], np.concatenate([row, places[keep]])) <= MAX_COVERED:
+                keep[i] = True
+        found = places[keep]
+        if not len(found):
+            break
+        boxes.append(found)
+        found_probs.append(probs[keep])
+        similarity.append(match.similarity[keep])
+        tile.append(match.tile[keep])
+        row = np.concatenate([row, found])
+    if not boxes:
+        return (np.zeros((0, 4), np.float32), np.zeros((0, probs.shape[1]), np.float32),
+                SetMatch(np.zeros(0, np.float32), np.zeros(0, np.int64)))
+    return (np.concatenate(boxes), np.concatenate(found_probs),
+            SetMatch(np.concatenate(similarity), np.concatenate(tile)))
