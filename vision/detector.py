@@ -191,6 +191,7 @@ def _reach(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, match: SetMatch
     height, width = shape[:2]
     sound = worth_naming(later, boxes[kept])
     later, later_find = later[sound], later_find[sound]
+    tiles_found = kept
     places = gap_boxes(boxes[kept], boxes[kept], np.concatenate([boxes, later]), width, height)
     looked_at = np.concatenate([later, places])
     named, named_match = name(looked_at) if len(looked_at) else (raw[:0], SetMatch(match.similarity[:0], match.tile[:0]))
@@ -206,8 +207,8 @@ def _reach(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, match: SetMatch
         kept = np.concatenate([kept, chosen[vouched]]).astype(np.int64)
         weak = [int(i) for i in chosen[~vouched] if weak_floor is not None and find[i] >= weak_floor]
     found, found_raw, found_match = search_gaps(
-        places, named[n:], SetMatch(named_match.similarity[n:], named_match.tile[n:]), boxes[kept], boxes,
-        width, height, name)
+        places, named[n:], SetMatch(named_match.similarity[n:], named_match.tile[n:]), boxes[tiles_found],
+        boxes[np.setdiff1d(kept, tiles_found)], boxes, width, height, name)
     if len(found):
         kept = np.concatenate([kept, len(boxes) + np.arange(len(found))]).astype(np.int64)
         boxes, raw = np.concatenate([boxes, found]), np.concatenate([raw, found_raw])
