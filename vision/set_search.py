@@ -18,7 +18,7 @@ import numpy as np
 from vision.boxes import iou_matrix, long_sides, suppress_duplicates, tile_size
 from vision.classes import NOT_A_TILE
 from vision.classifier import SetMatch
-from vision.set_rescue import MAX_COVERED, ROW_OVERLAP, covered
+from vision.set_rescue import MAX_COVERED, ROW_OVERLAP
 
 # measured with the finder blind to set 7's blank dragon (docs/tilesets.md): of 1279 places beside
 # 120 scenes' tiles, 13 on a true blank dragon; these gates kept 10 of them and none of the others
@@ -43,10 +43,27 @@ def worth_naming(weak: np.ndarray, tiles: np.ndarray) -> np.ndarray:
     most MAX_COVERED (vision.set_rescue turns the others down whatever they show). A mask (N,)."""
     weak = np.asarray(weak, np.float32).reshape(-1, 4)
     tiles = np.asarray(tiles, np.float32).reshape(-1, 4)
-    keep = np.array([covered(box, tiles) <= MAX_COVERED for box in weak], bool)
+    keep = covered_shares(weak, tiles) <= MAX_COVERED
     if len(tiles) >= 5 and len(weak):
         keep &= long_sides(weak) >= SMALL_TILE * tile_size(tiles)
     return keep
+
+
+def covered_shares(boxes: np.ndarray, tiles: np.ndarray, but_itself: bool = False) -> np.ndarray:
+    """The share of each of `boxes` (K x 4) that `tiles` (N x 4) overlap, their overlaps summed
+    (vision.set_rescue.covered for many boxes at once); `but_itself`: a tile equal to the box is
+    left out (a tile's own share covered by the others). (K,)."""
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    tiles = np.asarray(tiles, np.float32).reshape(-1, 4)
+    if len(boxes) == 0 or len(tiles) == 0:
+        return np.zeros(len(boxes), np.float32)
+    w = (np.minimum(boxes[:, None, 2], tiles[None, :, 2]) - np.maximum(boxes[:, None, 0], tiles[None, :, 0])).clip(0)
+    h = (np.minimum(boxes[:, None, 3], tiles[None, :, 3]) - np.maximum(boxes[:, None, 1], tiles[None, :, 1])).clip(0)
+    shared = w * h
+    if but_itself:
+        shared[(boxes[:, None, :] == tiles[None, :, :]).all(axis=2)] = 0
+    area = ((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])).clip(1e-6)
+    return shared.sum(axis=1) / area
 
 
 def gap_boxes(tiles: np.ndarray, around: np.ndarray, avoid: np.ndarray, width: int, height: int) -> np.ndarray:
@@ -67,14 +84,14 @@ def gap_boxes(tiles: np.ndarray, around: np.ndarray, avoid: np.ndarray, width: i
     along = (down & ~across) | (~down & ~across & wide)
     before[along], after[along] = down_before[along][:, turn], down_after[along][:, turn]
     places = np.concatenate([around - before, around + after])
-    own = np.array([covered(box, tiles[(tiles != box).any(axis=1)]) for box in around])
+    own = covered_shares(around, tiles, but_itself=True)
     allowed = np.maximum(MAX_COVERED, np.concatenate([own, own]) + MAX_COVERED / 2)
     clipped = places.copy()
     clipped[:, [0, 2]] = clipped[:, [0, 2]].clip(0, width)
     clipped[:, [1, 3]] = clipped[:, [1, 3]].clip(0, height)
     inside = ((clipped[:, 2] - clipped[:, 0]) * (clipped[:, 3] - clipped[:, 1])
               >= INSIDE * (places[:, 2] - places[:, 0]) * (places[:, 3] - places[:, 1]))
-    free = np.array([covered(box, tiles) for box in clipped]) <= allowed
+    free = covered_shares(clipped, tiles) <= allowed
     places = clipped[inside & free]
     avoid = np.asarray(avoid, np.float32).reshape(-1, 4)
     if len(avoid) and len(places):
@@ -148,7 +165,7 @@ def search_gaps(places: np.ndarray, probs: np.ndarray, match: SetMatch, tiles: n
                 break
             looked = np.concatenate([looked, places])
             probs, match = name(places)
-        keep = in_a_gap(probs, match) & np.array([covered(box, newer) <= MAX_COVERED for box in places], bool)
+        keep = in_a_gap(probs, match) & (covered_shares(places, newer) <= MAX_COVERED)
         # two finds of a round on one tile (vision.boxes.suppress_duplicates' rule): the more alike stays
         chosen = np.flatnonzero(keep)
         keep[:] = False

@@ -121,3 +121,27 @@ def test_weak_boxes_the_rescue_would_turn_down_are_not_named():
     assert worth_naming(weak, row).tolist() == [True, False, False, True]
     assert worth_naming(weak[2:3], ROW).tolist() == [True]  # under 5 tiles, no size rule
     assert worth_naming(NOTHING, ROW).tolist() == []
+
+
+def test_covered_shares_are_the_rescue_s_covered_for_many_boxes():
+    from vision.set_rescue import covered
+    from vision.set_search import covered_shares
+
+    rng = np.random.default_rng(3)
+    corners = rng.uniform(0, 200, (30, 2)).astype(np.float32)
+    boxes = np.concatenate([corners, corners + rng.uniform(5, 60, (30, 2)).astype(np.float32)], axis=1)
+    shares = covered_shares(boxes[:10], boxes[10:])
+    assert np.allclose(shares, [covered(box, boxes[10:]) for box in boxes[:10]], atol=1e-5)
+    assert (shares > 0).any() and covered_shares(boxes[:3], NOTHING).tolist() == [0, 0, 0]
+    # a tile's own share covered by the others: itself left out
+    assert np.allclose(covered_shares(ROW[:2], ROW, but_itself=True), 0)
+
+
+def test_a_find_a_rescued_box_covers_is_dropped():
+    dragons = np.array([[255, 50, 285, 90]], np.float32)
+    name = _fake_classifier(dragons, [])
+    places = gap_boxes(ROW, ROW, NOTHING, 640, 300)
+    probs, match = name(places)
+    rescued_there = np.array([[258, 50, 288, 90]], np.float32)  # a weak box the rescue kept meanwhile
+    assert lefts(search_gaps(places, probs, match, ROW, NOTHING, NOTHING, 640, 300, name)[0]) == [255]
+    assert len(search_gaps(places, probs, match, ROW, rescued_there, NOTHING, 640, 300, name)[0]) == 0
