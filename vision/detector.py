@@ -16,19 +16,20 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from vision.blas_threads import one_blas_thread
 from vision.boxes import long_sides, suppress_duplicates, tile_size
 from vision.classes import NOT_A_TILE
-from vision.classifier import SetLook, SetMatch, TileClassifier
+from vision.classifier import SetLook, SetMatch, TileClassifier, crop_blob, crop_tiles
 from vision.detections import Detection, Detections, TileDetector
 from vision.finder import TileFinder
 from vision.model_spec import DEFAULT_MODEL_DIR, DEFAULT_THREADS, MODEL_JSON, read_model_spec
 from vision.photo import DETECT_MAX_SIDE, Photo, read_photo
-from vision.set_rescue import RESCUE_FLOOR, rescued, shows_the_set
-from vision.set_search import SEARCH_SCORE, Name, gap_boxes, search_gaps, worth_naming
+from vision.set_rescue import RESCUE_FLOOR, RESCUE_SIMILAR, rescued, shows_the_set
+from vision.set_search import SEARCH_SCORE, SEARCH_SIMILAR, Name, gap_boxes, search_gaps, worth_naming
 
 # A box whose longer side is under this share of the median tile's (of 5 or more tiles kept) is no
 # tile of that photo: a speck or a corner read as a tile, or a box inside a tile
@@ -91,9 +92,12 @@ class Detector:
             def name(places: np.ndarray) -> tuple[np.ndarray, SetMatch]:
                 return self._named_as_set(image, places * scale, set_look)
 
+            def likeness(places: np.ndarray) -> np.ndarray:
+                return self._set_likeness(image, places * scale, set_look)
+
             all_boxes, all_find, raw, match, kept, weak_kept = _reach(
                 all_boxes, all_find, raw, match, len(boxes), kept, weak_boxes[later], weak_find[later],
-                weak_floor, rgb.shape, classifier.not_a_tile_above, name)
+                weak_floor, rgb.shape, classifier.not_a_tile_above, name, likeness)
         _, probs, class_ids, scores = _named(raw, all_find, classifier.not_a_tile_above)
 
         def record(i: int) -> Detection:
@@ -141,6 +145,26 @@ class Detector:
         sx, sy = sharper.shape[1] / rgb.shape[1], sharper.shape[0] / rgb.shape[0]
         return sharper, np.array([sx, sy, sx, sy], np.float32)
 
+    def _set_likeness(self, image: np.ndarray, boxes: np.ndarray, tileset: SetLook) -> np.ndarray:
+        """Each box's (pixels of `image`) best similarity to `tileset`'s examples from its plain crop
+        and, for a box about as wide as tall (`both_turns`), its crop turned the other way: one
+        classifier run without the extra views, and at least the similarity `_named_as_set` gives
+        the box (it compares a subset of these crops), so a box under a rule's least similarity
+        here is under it there too. (N,)."""
+        classifier = self.classifier
+        crops = [crop_tiles(image, boxes, classifier.crop_w, classifier.crop_h, classifier.crop_pad)]
+        rows = [np.arange(len(boxes))]
+        if classifier.both_turns is not None:
+            aspect = (boxes[:, 2] - boxes[:, 0]) / np.maximum(boxes[:, 3] - boxes[:, 1], 1e-6)
+            either = np.flatnonzero((aspect >= classifier.both_turns[0]) & (aspect <= classifier.both_turns[1]))
+            crops.append(crop_tiles(image, boxes[either], classifier.crop_w, classifier.crop_h, classifier.crop_pad,
+                                    other_way=True))
+            rows.append(either)
+        with one_blas_thread():
+            features = classifier.embed(crop_blob(np.concatenate(crops)))
+            uniform = np.full((len(boxes), NOT_A_TILE + 1), 1 / (NOT_A_TILE + 1), np.float32)
+            return tileset.blend(uniform, features, np.concatenate(rows))[1].similarity
+
     def _named_as_set(self, image: np.ndarray, boxes: np.ndarray, tileset: SetLook) -> tuple[np.ndarray, SetMatch]:
         """The classifier's probabilities of `boxes` (pixels of `image`) blended with `tileset`, and
         how alike each is to the set (numpy's BLAS on one thread for the set's similarity)."""
@@ -181,7 +205,8 @@ def _chosen(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, tiles: int, no
 
 def _reach(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, match: SetMatch, tiles: int, kept: np.ndarray,
            later: np.ndarray, later_find: np.ndarray, weak_floor: float | None, shape: tuple, not_a_tile_above: float | None,
-           name: Name) -> tuple[np.ndarray, np.ndarray, np.ndarray, SetMatch, np.ndarray, list[int]]:
+           name: Name, likeness: Callable[[np.ndarray], np.ndarray]
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, SetMatch, np.ndarray, list[int]]:
     """With a tile set, in a photo that shows it: the finder's weak boxes left for the rescue
     (`later`, scores `later_find`) that their geometry does not rule out, and the gaps beside the
     tiles found (vision.set_search), named by `name` in one run; the weak boxes the set vouches for
@@ -193,6 +218,11 @@ def _reach(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, match: SetMatch
     later, later_find = later[sound], later_find[sound]
     tiles_found = kept
     places = gap_boxes(boxes[kept], boxes[kept], np.concatenate([boxes, later]), width, height)
+    every_place = places
+    if len(later) + len(places):  # named in full (with the classifier's extra views) only when alike enough
+        alike = likeness(np.concatenate([later, places]))
+        like = alike[:len(later)] >= RESCUE_SIMILAR
+        later, later_find, places = later[like], later_find[like], places[alike[len(later):] >= SEARCH_SIMILAR]
     looked_at = np.concatenate([later, places])
     named, named_match = name(looked_at) if len(looked_at) else (raw[:0], SetMatch(match.similarity[:0], match.tile[:0]))
     n = len(later)
@@ -208,7 +238,7 @@ def _reach(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, match: SetMatch
         weak = [int(i) for i in chosen[~vouched] if weak_floor is not None and find[i] >= weak_floor]
     found, found_raw, found_match = search_gaps(
         places, named[n:], SetMatch(named_match.similarity[n:], named_match.tile[n:]), boxes[tiles_found],
-        boxes[np.setdiff1d(kept, tiles_found)], boxes, width, height, name)
+        boxes[np.setdiff1d(kept, tiles_found)], np.concatenate([boxes, every_place]), width, height, name)
     if len(found):
         kept = np.concatenate([kept, len(boxes) + np.arange(len(found))]).astype(np.int64)
         boxes, raw = np.concatenate([boxes, found]), np.concatenate([raw, found_raw])
