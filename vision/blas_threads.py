@@ -5,7 +5,9 @@ using (measured on this 2-core machine at load 3-6). The detector runs each call
 `threads` cores; OpenBLAS's pool does not know that.
 
 The limit is the process's (BLAS has one pool): calls overlapping in threads share it, and the
-first one in sets it, the last one out puts back what was there before."""
+first one in sets it, the last one out puts back what was there before. (OpenBLAS 0.3.31 ignores
+a count set from another thread once the main thread has set one: the server's inference workers
+detect in their process's main thread.)"""
 from __future__ import annotations
 
 import threading
