@@ -143,3 +143,52 @@ def test_a_blank_dragon_the_finder_gives_no_box_is_found_beside_its_row(altered_
 
 def record_shape(record: dict) -> tuple[int, int]:
     return record["height"], record["width"]
+
+
+def test_the_quick_likeness_is_never_under_the_full_reading_s(altered_set):
+    """The stage-2 boxes are named in full only when their quick likeness (one plain run) reaches a
+    rule's least similarity: exact only while it is at least what the full reading gives."""
+    from vision.photo import read_photo
+
+    profile, data, _ = altered_set
+    detector = _detector()
+    photo = read_photo(data)
+    tiles = np.array([d["box"] for d in detector.detect(photo.image, photo=photo).tiles], np.float32)
+    # the tiles, the tiles moved a third along (unsure crops: the full reading adds views) and
+    # near-square boxes (read both ways when unsure)
+    boxes = np.concatenate([tiles, tiles + [20, 0, 20, 0], tiles * [1, 1, 1, 0] + (tiles[:, [0, 0, 0, 1]]
+                            + (tiles[:, 2:3] - tiles[:, 0:1]) * [0, 0, 0, 1])]).astype(np.float32)
+    quick = detector._set_likeness(photo.image, boxes, profile)
+    full = detector._named_as_set(photo.image, boxes, profile)[1].similarity
+    assert (quick >= full - 1e-5).all()
+    assert (np.abs(quick - full) < 1e-5).mean() > 0.5  # the same crops mostly: the same figure
+
+
+def test_a_photo_of_another_set_costs_no_crop_beyond_its_tiles(altered_set, monkeypatch):
+    """With a profile, the finder's weak boxes and the gaps are cut out only on photos of the set:
+    on a scene of another set the classifier reads as many crops as without the profile (this one
+    has weak boxes: naming them all, as the rescue first did, read 68 crops instead of 35)."""
+    from pathlib import Path
+
+    from vision.photo import read_photo
+
+    profile = altered_set[0]
+    detector = _detector()
+    photo = read_photo((Path(__file__).parent.parent / "data" / "detector" / "synth_s990001_000001.jpg").read_bytes())
+    crops: list[int] = []
+    session = detector.classifier.session
+
+    class Counting:
+        def run(self, outputs, feed):
+            crops.append(len(next(iter(feed.values()))))
+            return session.run(outputs, feed)
+
+        def __getattr__(self, name):
+            return getattr(session, name)
+
+    monkeypatch.setattr(detector.classifier, "session", Counting())
+    detector.detect(photo.image, photo=photo)
+    without = sum(crops)
+    crops.clear()
+    found = detector.detect(photo.image, photo=photo, tileset=profile)
+    assert len(found.tiles) > 5 and sum(crops) == without
