@@ -62,8 +62,10 @@ class Detector:
         one finder and classifier pass for both (vision.reading_repair may add a weak tile to a
         hand one tile short). `closer`, `upside_down`: read_hand's other looks (TileFinder.find).
         `photo`: the photo `rgb` is (vision.photo.read_photo), for `_crop_source`. `tileset`: read
-        the tiles as that tile set draws them (vision.tileset; None: the shipped classifier alone), and
-        keep as tiles the weak boxes the set vouches for (vision.set_rescue)."""
+        the tiles as that tile set draws them (vision.tileset; None: the shipped classifier alone), and,
+        in a photo that shows the set, keep as tiles the weak boxes it vouches for (vision.set_rescue)
+        and the places beside the rows it recognises where the finder gave no box (vision.set_search):
+        those are cut out only then, in one batch (`_reach`)."""
         if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
             raise ValueError("detect() expects an RGB uint8 array of shape (H, W, 3)")
         # with a tile set the finder's weak boxes are looked at from RESCUE_FLOOR up (vision.set_rescue)
