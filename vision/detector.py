@@ -16,17 +16,20 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
+from vision.blas_threads import one_blas_thread
 from vision.boxes import long_sides, suppress_duplicates, tile_size
 from vision.classes import NOT_A_TILE
-from vision.classifier import SetLook, TileClassifier
+from vision.classifier import SetLook, SetMatch, TileClassifier, crop_blob, crop_tiles
 from vision.detections import Detection, Detections, TileDetector
 from vision.finder import TileFinder
 from vision.model_spec import DEFAULT_MODEL_DIR, DEFAULT_THREADS, MODEL_JSON, read_model_spec
 from vision.photo import DETECT_MAX_SIDE, Photo, read_photo
-from vision.set_rescue import RESCUE_FLOOR, rescued
+from vision.set_rescue import RESCUE_FLOOR, RESCUE_SIMILAR, rescued, shows_the_set
+from vision.set_search import SEARCH_SCORE, SEARCH_SIMILAR, Name, gap_boxes, search_gaps, worth_naming
 
 # A box whose longer side is under this share of the median tile's (of 5 or more tiles kept) is no
 # tile of that photo: a speck or a corner read as a tile, or a box inside a tile
@@ -59,8 +62,10 @@ class Detector:
         one finder and classifier pass for both (vision.reading_repair may add a weak tile to a
         hand one tile short). `closer`, `upside_down`: read_hand's other looks (TileFinder.find).
         `photo`: the photo `rgb` is (vision.photo.read_photo), for `_crop_source`. `tileset`: read
-        the tiles as that tile set draws them (vision.tileset; None: the shipped classifier alone), and
-        keep as tiles the weak boxes the set vouches for (vision.set_rescue)."""
+        the tiles as that tile set draws them (vision.tileset; None: the shipped classifier alone), and,
+        in a photo that shows the set, keep as tiles the weak boxes it vouches for (vision.set_rescue)
+        and the places beside the rows it recognises where the finder gave no box (vision.set_search):
+        those are cut out only then, in one batch (`_reach`)."""
         if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.dtype != np.uint8:
             raise ValueError("detect() expects an RGB uint8 array of shape (H, W, 3)")
         # with a tile set the finder's weak boxes are looked at from RESCUE_FLOOR up (vision.set_rescue)
@@ -69,39 +74,33 @@ class Detector:
         boxes, find_scores = found.tiles
         weak_boxes, weak_find = found.weak if found.weak is not None else (np.zeros((0, 4), np.float32),
                                                                           np.zeros(0, np.float32))
-        all_boxes = np.concatenate([boxes.reshape(-1, 4), weak_boxes.reshape(-1, 4)])
-        all_find = np.concatenate([find_scores, weak_find])
+        # the weak boxes under `weak_floor` are the rescue's alone: named later, when the photo shows the set
+        later = np.zeros(len(weak_find), bool)
+        if tileset is not None:
+            later = np.ones(len(weak_find), bool) if weak_floor is None else weak_find < weak_floor
+        all_boxes = np.concatenate([boxes.reshape(-1, 4), weak_boxes[~later].reshape(-1, 4)])
+        all_find = np.concatenate([find_scores, weak_find[~later]])
         classifier = self.classifier
-        source = self._crop_source(rgb, boxes, all_boxes, photo)
+        image, scale = self._crop_image(rgb, boxes, photo)
         match = None
         if tileset is None:
-            probs = classifier.classify(*source)
+            raw = classifier.classify(image, all_boxes * scale)
         else:
-            probs, match = classifier.classify_as_set(*source, profile=tileset)
-        # boxes the classifier finds no tile in go; the others' classes are read among the 43
-        if classifier.not_a_tile_above is None:
-            is_tile = np.ones(len(probs), bool)
-        else:
-            is_tile = probs[:, NOT_A_TILE] < classifier.not_a_tile_above
-        probs = probs[:, :NOT_A_TILE] / probs[:, :NOT_A_TILE].sum(axis=1, keepdims=True).clip(1e-9)
-        class_ids = probs.argmax(axis=1)
-        scores = all_find * probs[np.arange(len(class_ids)), class_ids]
-        # of the tiles, a box that is the same tile as a better one goes (suppress_duplicates)
-        tiles = np.flatnonzero(is_tile[: len(boxes)])
-        kept = tiles[suppress_duplicates(boxes[tiles], scores[tiles])]
-        weak_tiles = len(boxes) + np.flatnonzero(is_tile[len(boxes):])
-        kept = _tile_sized(all_boxes, kept)
-        weak_tiles = _tile_sized(all_boxes, weak_tiles, of=kept)
-        # the weak boxes rank after every kept tile: one that is the same tile as a kept one goes
-        rank = np.concatenate([np.full(len(kept), 2.0), scores[weak_tiles]])
-        order = np.concatenate([kept, weak_tiles]).astype(np.int64)
-        weak_kept = [int(order[j]) for j in suppress_duplicates(all_boxes[order], rank) if j >= len(kept)]
-        if match is not None and weak_kept:  # weak boxes the tile set vouches for are tiles
-            weak = np.array(weak_kept, np.int64)
-            vouched = rescued(all_boxes[weak], all_find[weak], match.similarity[weak], match.tile[weak],
-                              class_ids[weak], all_boxes[kept], match.similarity[kept])
-            kept = np.concatenate([kept, weak[vouched]]).astype(np.int64)
-            weak_kept = [int(i) for i in weak[~vouched] if weak_floor is not None and all_find[i] >= weak_floor]
+            raw, match = self._named_as_set(image, all_boxes * scale, tileset)
+        kept, weak_kept = _chosen(all_boxes, all_find, raw, len(boxes), classifier.not_a_tile_above)
+        if tileset is not None and match is not None and shows_the_set(match.similarity[kept]):
+            set_look: SetLook = tileset
+
+            def name(places: np.ndarray) -> tuple[np.ndarray, SetMatch]:
+                return self._named_as_set(image, places * scale, set_look)
+
+            def likeness(places: np.ndarray) -> np.ndarray:
+                return self._set_likeness(image, places * scale, set_look)
+
+            all_boxes, all_find, raw, match, kept, weak_kept = _reach(
+                all_boxes, all_find, raw, match, len(boxes), kept, weak_boxes[later], weak_find[later],
+                weak_floor, rgb.shape, classifier.not_a_tile_above, name, likeness)
+        _, probs, class_ids, scores = _named(raw, all_find, classifier.not_a_tile_above)
 
         def record(i: int) -> Detection:
             return {
@@ -127,20 +126,131 @@ class Detector:
     def _crop_source(
         self, rgb: np.ndarray, tiles: np.ndarray, boxes: np.ndarray, photo: Photo | None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The image the classifier cuts its crops from, and `boxes` in its pixels: `rgb`, unless
-        `rgb` is a `photo` whose tiles (`tiles`, the finder's kept boxes) are smaller than the
-        classifier's input (median long side under SHARPER_BELOW x `crop_h`): then the same photo
-        decoded again at the next direct JPEG scale (`Photo.sharper`), the boxes scaled to it. The
-        finder's boxes stay those found in `rgb`."""
+        """The image the classifier cuts its crops from, and `boxes` in its pixels (`_crop_image`)."""
+        image, scale = self._crop_image(rgb, tiles, photo)
+        return image, boxes if image is rgb else boxes * scale
+
+    def _crop_image(self, rgb: np.ndarray, tiles: np.ndarray, photo: Photo | None) -> tuple[np.ndarray, np.ndarray]:
+        """The image the classifier cuts its crops from, and the scale (4,) that maps boxes of `rgb`
+        to its pixels: `rgb`, unless `rgb` is a `photo` whose tiles (`tiles`, the finder's kept
+        boxes) are smaller than the classifier's input (median long side under SHARPER_BELOW x
+        `crop_h`): then the same photo decoded again at the next direct JPEG scale
+        (`Photo.sharper`). The finder's boxes stay those found in `rgb`."""
+        same = np.ones(4, np.float32)
         if photo is None or len(tiles) == 0:
-            return rgb, boxes
+            return rgb, same
         if tile_size(tiles) >= SHARPER_BELOW * self.classifier.crop_h:
-            return rgb, boxes
+            return rgb, same
         sharper = photo.sharper()
         if sharper is None:
-            return rgb, boxes
+            return rgb, same
         sx, sy = sharper.shape[1] / rgb.shape[1], sharper.shape[0] / rgb.shape[0]
-        return sharper, boxes * np.array([sx, sy, sx, sy], np.float32)
+        return sharper, np.array([sx, sy, sx, sy], np.float32)
+
+    def _set_likeness(self, image: np.ndarray, boxes: np.ndarray, tileset: SetLook) -> np.ndarray:
+        """Each box's (pixels of `image`) best similarity to `tileset`'s examples from its plain crop
+        and, for a box about as wide as tall (`both_turns`), its crop turned the other way: one
+        classifier run without the extra views, and at least the similarity `_named_as_set` gives
+        the box (it compares a subset of these crops), so a box under a rule's least similarity
+        here is under it there too. (N,)."""
+        classifier = self.classifier
+        crops = [crop_tiles(image, boxes, classifier.crop_w, classifier.crop_h, classifier.crop_pad)]
+        rows = [np.arange(len(boxes))]
+        if classifier.both_turns is not None:
+            aspect = (boxes[:, 2] - boxes[:, 0]) / np.maximum(boxes[:, 3] - boxes[:, 1], 1e-6)
+            either = np.flatnonzero((aspect >= classifier.both_turns[0]) & (aspect <= classifier.both_turns[1]))
+            crops.append(crop_tiles(image, boxes[either], classifier.crop_w, classifier.crop_h, classifier.crop_pad,
+                                    other_way=True))
+            rows.append(either)
+        with one_blas_thread():
+            features = classifier.embed(crop_blob(np.concatenate(crops)))
+            uniform = np.full((len(boxes), NOT_A_TILE + 1), 1 / (NOT_A_TILE + 1), np.float32)
+            return tileset.blend(uniform, features, np.concatenate(rows))[1].similarity
+
+    def _named_as_set(self, image: np.ndarray, boxes: np.ndarray, tileset: SetLook) -> tuple[np.ndarray, SetMatch]:
+        """The classifier's probabilities of `boxes` (pixels of `image`) blended with `tileset`, and
+        how alike each is to the set (numpy's BLAS on one thread for the set's similarity)."""
+        with one_blas_thread():
+            return self.classifier.classify_as_set(image, boxes, profile=tileset)
+
+
+def _named(raw: np.ndarray, find: np.ndarray, not_a_tile_above: float | None
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """From the classifier's probabilities `raw` (N, 43 or 44) and finder scores `find` (N,): which
+    boxes hold a tile, the probabilities among the 43, the class read and the score (finder score x
+    its probability)."""
+    if not_a_tile_above is None:
+        is_tile = np.ones(len(raw), bool)
+    else:
+        is_tile = raw[:, NOT_A_TILE] < not_a_tile_above
+    probs = raw[:, :NOT_A_TILE] / raw[:, :NOT_A_TILE].sum(axis=1, keepdims=True).clip(1e-9)
+    class_ids = probs.argmax(axis=1)
+    return is_tile, probs, class_ids, find * probs[np.arange(len(class_ids)), class_ids]
+
+
+def _chosen(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, tiles: int, not_a_tile_above: float | None
+            ) -> tuple[np.ndarray, list[int]]:
+    """Of `boxes` (the finder's first `tiles` at its threshold, then weak ones), the tiles kept and
+    the weak boxes kept (indices): boxes the classifier finds no tile in go; of the tiles, a box that
+    is the same tile as a better one goes (suppress_duplicates); the weak boxes rank after every kept
+    tile, and one that is the same tile as a kept one or a better weak one goes."""
+    is_tile, _, _, scores = _named(raw, find, not_a_tile_above)
+    found = np.flatnonzero(is_tile[:tiles])
+    kept = found[suppress_duplicates(boxes[found], scores[found])]
+    weak_tiles = tiles + np.flatnonzero(is_tile[tiles:])
+    kept = _tile_sized(boxes, kept)
+    weak_tiles = _tile_sized(boxes, weak_tiles, of=kept)
+    rank = np.concatenate([np.full(len(kept), 2.0), scores[weak_tiles]])
+    order = np.concatenate([kept, weak_tiles]).astype(np.int64)
+    return kept, [int(order[j]) for j in suppress_duplicates(boxes[order], rank) if j >= len(kept)]
+
+
+def _reach(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, match: SetMatch, tiles: int, kept: np.ndarray,
+           later: np.ndarray, later_find: np.ndarray, weak_floor: float | None, shape: tuple, not_a_tile_above: float | None,
+           name: Name, likeness: Callable[[np.ndarray], np.ndarray]
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, SetMatch, np.ndarray, list[int]]:
+    """With a tile set, in a photo that shows it: the finder's weak boxes left for the rescue
+    (`later`, scores `later_find`) that their geometry does not rule out, and the gaps beside the
+    tiles found (vision.set_search), named by `name` in one run; the weak boxes the set vouches for
+    (vision.set_rescue) and the gaps it recognises become tiles. `boxes`, `find`, `raw`, `match`
+    (named already; the first `tiles` the finder's tiles, `kept` those kept) grow by the boxes named
+    here. (boxes, find, raw, match, kept, weak kept: the weak boxes from `weak_floor` up)."""
+    height, width = shape[:2]
+    sound = worth_naming(later, boxes[kept])
+    later, later_find = later[sound], later_find[sound]
+    tiles_found = kept
+    places = gap_boxes(boxes[kept], boxes[kept], np.concatenate([boxes, later]), width, height)
+    every_place = places
+    if len(later) + len(places):  # named in full (with the classifier's extra views) only when alike enough
+        alike = likeness(np.concatenate([later, places]))
+        like = alike[:len(later)] >= RESCUE_SIMILAR
+        later, later_find, places = later[like], later_find[like], places[alike[len(later):] >= SEARCH_SIMILAR]
+    looked_at = np.concatenate([later, places])
+    named, named_match = name(looked_at) if len(looked_at) else (raw[:0], SetMatch(match.similarity[:0], match.tile[:0]))
+    n = len(later)
+    boxes, find, raw = np.concatenate([boxes, later]), np.concatenate([find, later_find]), np.concatenate([raw, named[:n]])
+    match = _joined(match, SetMatch(named_match.similarity[:n], named_match.tile[:n]))
+    kept, weak = _chosen(boxes, find, raw, tiles, not_a_tile_above)
+    if weak:  # weak boxes the tile set vouches for are tiles
+        chosen = np.array(weak, np.int64)
+        class_ids = _named(raw, find, not_a_tile_above)[2]
+        vouched = rescued(boxes[chosen], find[chosen], match.similarity[chosen], match.tile[chosen],
+                          class_ids[chosen], boxes[kept], match.similarity[kept])
+        kept = np.concatenate([kept, chosen[vouched]]).astype(np.int64)
+        weak = [int(i) for i in chosen[~vouched] if weak_floor is not None and find[i] >= weak_floor]
+    found, found_raw, found_match = search_gaps(
+        places, named[n:], SetMatch(named_match.similarity[n:], named_match.tile[n:]), boxes[tiles_found],
+        boxes[np.setdiff1d(kept, tiles_found)], np.concatenate([boxes, every_place]), width, height, name)
+    if len(found):
+        kept = np.concatenate([kept, len(boxes) + np.arange(len(found))]).astype(np.int64)
+        boxes, raw = np.concatenate([boxes, found]), np.concatenate([raw, found_raw])
+        find = np.concatenate([find, np.full(len(found), SEARCH_SCORE, np.float32)])
+        match = _joined(match, found_match)
+    return boxes, find, raw, match, kept, weak
+
+
+def _joined(a: SetMatch, b: SetMatch) -> SetMatch:
+    return SetMatch(np.concatenate([a.similarity, b.similarity]), np.concatenate([a.tile, b.tile]))
 
 
 def _tile_sized(boxes: np.ndarray, indices: np.ndarray, of: np.ndarray | None = None) -> np.ndarray:

@@ -49,6 +49,12 @@ def beside_a_tile(box: np.ndarray, tiles: np.ndarray) -> bool:
     return bool((level & near & (ratio >= ROW_HEIGHT[0]) & (ratio <= ROW_HEIGHT[1])).any())
 
 
+def shows_the_set(tiles_similarity: np.ndarray) -> bool:
+    """Whether a photo shows the set: its found tiles' similarity to the set's examples (M) is at
+    least PHOTO_OF_SET at the median."""
+    return len(tiles_similarity) > 0 and float(np.median(tiles_similarity)) >= PHOTO_OF_SET
+
+
 def covered(box: np.ndarray, tiles: np.ndarray) -> float:
     """The share of `box`'s area that `tiles` overlap (their overlaps summed)."""
     area = max(float((box[2] - box[0]) * (box[3] - box[1])), 1e-6)
@@ -63,7 +69,7 @@ def rescued(boxes: np.ndarray, find_scores: np.ndarray, similarity: np.ndarray, 
     the set (`tiles_similarity`, M: none is kept when the photo does not show the set, PHOTO_OF_SET).
     A boolean mask (N,)."""
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
-    if len(tiles_similarity) == 0 or float(np.median(tiles_similarity)) < PHOTO_OF_SET:
+    if not shows_the_set(tiles_similarity):
         return np.zeros(len(boxes), bool)
     tiles = np.asarray(tiles, np.float32).reshape(-1, 4)
     sure = (find_scores >= RESCUE_FLOOR) & (similarity >= RESCUE_SIMILAR) & (set_tile == read_tile)

@@ -80,8 +80,8 @@ def altered_set():
 SCENE = 29  # a scene of set 7 altered with two blank white dragons, read right with the profile
 
 
-def _finder_hard(detector, monkeypatch, boxes: np.ndarray) -> None:
-    """The finder scores boxes on `boxes` a tenth of what it would: a face it hardly finds."""
+def _finder_hard(detector, monkeypatch, boxes: np.ndarray, factor: float = 0.1) -> None:
+    """The finder scores boxes on `boxes` `factor` of what it would: a face it hardly finds (0: none)."""
     from vision.boxes import iou_matrix
     from vision.finder import FoundTiles
 
@@ -92,9 +92,9 @@ def _finder_hard(detector, monkeypatch, boxes: np.ndarray) -> None:
         weak = found.weak if found.weak is not None else (np.zeros((0, 4), np.float32), np.zeros(0, np.float32))
         every, scores = np.concatenate([found.tiles[0], weak[0]]), np.concatenate([found.tiles[1], weak[1]])
         on = (iou_matrix(every, boxes) >= 0.5).any(axis=1) if len(every) else np.zeros(0, bool)
-        scores = np.where(on, scores / 10, scores).astype(np.float32)
+        scores = np.where(on, scores * factor, scores).astype(np.float32)
         tiles = scores >= detector.finder.conf
-        under = ~tiles & (scores >= (floor if floor is not None else np.inf))
+        under = ~tiles & (scores >= (floor if floor is not None else np.inf)) & (scores > 0)
         return FoundTiles((every[tiles], scores[tiles]), None if floor is None else (every[under], scores[under]),
                           found.closer_differs)
 
@@ -120,5 +120,75 @@ def test_a_blank_dragon_the_finder_hardly_finds_is_a_tile_with_the_set(altered_s
     assert not any(d["tile"] == "J3" for d in found.weak)
 
 
+def test_a_blank_dragon_the_finder_gives_no_box_is_found_beside_its_row(altered_set, monkeypatch):
+    from vision.boxes import iou_matrix
+    from vision.photo import read_photo
+    from vision.set_search import SEARCH_SCORE
+
+    profile, data, record = altered_set
+    detector = _detector()
+    photo = read_photo(data)
+    truth = sorted(b["tile"] for b in record["boxes"] if not b.get("ignore"))
+    dragons = np.array([b["box"] for b in record["boxes"] if b["tile"] == "J3"], np.float32)
+    _finder_hard(detector, monkeypatch, dragons, factor=0.0)  # no box on them at all, weak or not
+    found = detector.detect(photo.image, photo=photo, tileset=profile, weak_floor=0.01)
+    weak = np.array([d["box"] for d in found.weak], np.float32).reshape(-1, 4)
+    assert not len(weak) or (iou_matrix(dragons, weak) < 0.5).all()
+    assert "J3" not in [d["tile"] for d in detector.detect(photo.image, photo=photo).tiles]
+    assert sorted(d["tile"] for d in found.tiles) == truth  # the two blank dragons, found beside their row
+    boxes = np.array([d["box"] for d in found.tiles if d["tile"] == "J3"], np.float32)
+    assert (iou_matrix(dragons, boxes).max(axis=1) >= 0.5).all()
+    assert all(d["score"] <= SEARCH_SCORE for d in found.tiles if d["tile"] == "J3")  # marked weak
+
+
 def record_shape(record: dict) -> tuple[int, int]:
     return record["height"], record["width"]
+
+
+def test_the_quick_likeness_is_never_under_the_full_reading_s(altered_set):
+    """The stage-2 boxes are named in full only when their quick likeness (one plain run) reaches a
+    rule's least similarity: exact only while it is at least what the full reading gives."""
+    from vision.photo import read_photo
+
+    profile, data, _ = altered_set
+    detector = _detector()
+    photo = read_photo(data)
+    tiles = np.array([d["box"] for d in detector.detect(photo.image, photo=photo).tiles], np.float32)
+    # the tiles, the tiles moved a third along (unsure crops: the full reading adds views) and
+    # near-square boxes (read both ways when unsure)
+    boxes = np.concatenate([tiles, tiles + [20, 0, 20, 0], tiles * [1, 1, 1, 0] + (tiles[:, [0, 0, 0, 1]]
+                            + (tiles[:, 2:3] - tiles[:, 0:1]) * [0, 0, 0, 1])]).astype(np.float32)
+    quick = detector._set_likeness(photo.image, boxes, profile)
+    full = detector._named_as_set(photo.image, boxes, profile)[1].similarity
+    assert (quick >= full - 1e-5).all()
+    assert (np.abs(quick - full) < 1e-5).mean() > 0.5  # the same crops mostly: the same figure
+
+
+def test_a_photo_of_another_set_costs_no_crop_beyond_its_tiles(altered_set, monkeypatch):
+    """With a profile, the finder's weak boxes and the gaps are cut out only on photos of the set:
+    on a scene of another set the classifier reads as many crops as without the profile (this one
+    has weak boxes: naming them all, as the rescue first did, read 68 crops instead of 35)."""
+    from pathlib import Path
+
+    from vision.photo import read_photo
+
+    profile = altered_set[0]
+    detector = _detector()
+    photo = read_photo((Path(__file__).parent.parent / "data" / "detector" / "synth_s990001_000001.jpg").read_bytes())
+    crops: list[int] = []
+    session = detector.classifier.session
+
+    class Counting:
+        def run(self, outputs, feed):
+            crops.append(len(next(iter(feed.values()))))
+            return session.run(outputs, feed)
+
+        def __getattr__(self, name):
+            return getattr(session, name)
+
+    monkeypatch.setattr(detector.classifier, "session", Counting())
+    detector.detect(photo.image, photo=photo)
+    without = sum(crops)
+    crops.clear()
+    found = detector.detect(photo.image, photo=photo, tileset=profile)
+    assert len(found.tiles) > 5 and sum(crops) == without
