@@ -113,7 +113,8 @@ def imagenet_weights_file() -> Path:
 
 
 def build_lite0(num_classes: int, pretrained: bool = True) -> EfficientNetLite0:
-    """EfficientNet-Lite0 with `num_classes` outputs, every layer but the last from ImageNet."""
+    """EfficientNet-Lite0 with `num_classes` outputs from ImageNet weights: every layer, the last
+    one only with ImageNet's 1000 classes."""
     import torch
 
     model = EfficientNetLite0(num_classes)
@@ -123,7 +124,7 @@ def build_lite0(num_classes: int, pretrained: bool = True) -> EfficientNetLite0:
         taken = {}
         for name in own:
             key = port_key(name)
-            if name in ("mean", "std") or key.startswith("_fc."):
+            if name in ("mean", "std") or (key.startswith("_fc.") and num_classes != 1000):
                 continue
             if key not in weights or weights[key].shape != own[name].shape:
                 raise ValueError(f"the ImageNet weights have no {key} of shape {tuple(own[name].shape)}")

@@ -24,6 +24,8 @@ def test_every_imagenet_tensor_but_the_last_layer_is_loaded():
     assert loaded == {k for k in weights if not k.startswith("_fc.")}
     key = "_blocks.5._depthwise_conv.1.weight"
     assert torch.equal(own[key], weights[port_key(key)])
+    imagenet = build_lite0(1000).state_dict()  # ImageNet's own classes: its last layer too
+    assert torch.equal(imagenet["_fc.weight"], weights["_fc.weight"])
 
 
 def test_lite0_is_a_classifier_arch_on_the_compact_cnns_crop():
@@ -33,3 +35,21 @@ def test_lite0_is_a_classifier_arch_on_the_compact_cnns_crop():
     with torch.no_grad():
         assert model(x).shape == (3, OUTPUTS)
         assert model.features(x).shape == (3, HEAD)
+
+
+def test_the_port_reads_an_imagenet_photo_as_imagenet_does():
+    # matplotlib (an ultralytics dependency in the train venv) ships Grace Hopper's portrait
+    matplotlib = pytest.importorskip("matplotlib")
+    import cv2
+    import numpy as np
+
+    path = f"{matplotlib.get_data_path()}/sample_data/grace_hopper.jpg"
+    rgb = cv2.cvtColor(cv2.imread(path), cv2.COLOR_BGR2RGB)
+    h, w = rgb.shape[:2]
+    side = min(h, w)
+    square = rgb[(h - side) // 2:(h - side) // 2 + side, (w - side) // 2:(w - side) // 2 + side]
+    x = torch.from_numpy(cv2.resize(square, (224, 224), interpolation=cv2.INTER_AREA).transpose(2, 0, 1)[None] / 255.0)
+    with torch.no_grad():
+        probs = torch.softmax(build_lite0(1000).eval()(x.float()), 1)[0]
+    assert int(probs.argmax()) == 652  # ImageNet's "military uniform"
+    assert float(probs.max()) > 0.3
