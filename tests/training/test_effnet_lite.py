@@ -41,7 +41,6 @@ def test_the_port_reads_an_imagenet_photo_as_imagenet_does():
     # matplotlib (an ultralytics dependency in the train venv) ships Grace Hopper's portrait
     matplotlib = pytest.importorskip("matplotlib")
     import cv2
-    import numpy as np
 
     path = f"{matplotlib.get_data_path()}/sample_data/grace_hopper.jpg"
     rgb = cv2.cvtColor(cv2.imread(path), cv2.COLOR_BGR2RGB)
