@@ -88,6 +88,28 @@ class TorchEmbedder:
                                    for i in range(0, len(blob), 512)])
 
 
+class OnnxEmbedder:
+    """The same for a classifier in ONNX with `logits` and `features` outputs (the shipped one)."""
+
+    def __init__(self, path: Path, input_wh: tuple[int, int], pad: float = PAD):
+        import onnxruntime as ort
+
+        self.session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        (self.crop_w, self.crop_h), self.crop_pad = input_wh, pad
+
+    def _run(self, blob: np.ndarray, output: str) -> np.ndarray:
+        return np.concatenate([self.session.run([output], {"crops": blob[i:i + 512]})[0]
+                               for i in range(0, len(blob), 512)])
+
+    def embed(self, blob: np.ndarray) -> np.ndarray:
+        return self._run(blob, "features")
+
+    def probabilities(self, blob: np.ndarray) -> np.ndarray:
+        logits = self._run(blob, "logits")
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+
 def exact_box_blob(contexts: np.ndarray, input_wh: tuple[int, int]) -> np.ndarray:
     """The crops a classifier of `input_wh` gets for exact boxes (context crops cut as validation cuts them)."""
     return crop_blob(np.stack([centre_crop(c, input_wh, PAD) for c in contexts]))
@@ -134,22 +156,46 @@ def export_onnx(model, input_wh: tuple[int, int], out: Path) -> Path:
     return out
 
 
-def onnx_ms(path: Path, input_wh: tuple[int, int], threads: int = 2, rounds: int = 30) -> dict:
-    """Median milliseconds of one onnxruntime run on 1 crop and on PHOTO_CROPS crops."""
+def upscaled(model, factor: int = 2):
+    """`model` reading its crops blown up `factor` times (bilinear): ImageNet features are learnt on
+    objects far larger than a 48 x 64 crop."""
+    import torch
+
+    class Upscaled(torch.nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner, self._fc = inner, inner._fc
+
+        def features(self, x):
+            return self.inner.features(torch.nn.functional.interpolate(x, scale_factor=factor, mode="bilinear"))
+
+        def forward(self, x):
+            return self._fc(self.features(x))
+
+    return Upscaled(model).eval()
+
+
+def onnx_ms(paths: dict[str, Path], input_wh: tuple[int, int], threads: int = 2, rounds: int = 40) -> dict[str, dict]:
+    """Median milliseconds of one onnxruntime run of each model on 1 crop and on PHOTO_CROPS crops;
+    each round runs every model once in turn, so a busy machine slows them alike."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
-    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    sessions = {name: ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+                for name, path in paths.items()}
     width, height = input_wh
-    result = {}
-    for n in (1, PHOTO_CROPS):
+    result: dict[str, dict] = {name: {} for name in paths}
+    for n, key in ((1, "ms_per_crop"), (PHOTO_CROPS, "ms_per_photo")):
         blob = np.random.default_rng(0).random((n, 3, height, width), dtype=np.float32)
-        session.run(None, {"crops": blob})
-        times = []
-        for _ in range(rounds):
-            began = time.perf_counter()
+        times: dict[str, list[float]] = {name: [] for name in paths}
+        for session in sessions.values():
             session.run(None, {"crops": blob})
-            times.append((time.perf_counter() - began) * 1000)
-        result["ms_per_crop" if n == 1 else "ms_per_photo"] = round(float(np.median(times)), 2)
+        for _ in range(rounds):
+            for name, session in sessions.items():
+                began = time.perf_counter()
+                session.run(None, {"crops": blob})
+                times[name].append((time.perf_counter() - began) * 1000)
+        for name in paths:
+            result[name][key] = round(float(np.median(times[name])), 2)
     return result

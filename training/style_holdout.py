@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
 import numpy as np
 
 from training.holdout_measure import (
+    OnnxEmbedder,
     TorchEmbedder,
     exact_box_blob,
     export_onnx,
@@ -31,6 +33,7 @@ from training.holdout_measure import (
     onnx_ms,
     profile_examples,
     steps_for_budget,
+    upscaled,
 )
 
 TRAIN_SEED, TEST_SEED, LAYOUT_SEED = 41, 931000, 932000
@@ -153,18 +156,31 @@ def evaluate(work: Path, threads: int) -> dict:
         raise SystemExit(f"{work}: the compact CNN is not trained yet (its probabilities are every blend's)")
     networks = {arch: _trained(work, arch) for arch in trained}
     networks["lite0-imagenet"] = build_lite0(1000).eval()  # ImageNet weights, no tile training
+    networks["lite0-imagenet-x2"] = upscaled(networks["lite0-imagenet"])  # the same on crops blown up 2x
     results: dict = {"test_crops": int(len(labels)), "layout_tiles": len(layout["boxes"]), "networks": {}}
     compact_probs = TorchEmbedder(networks["m64"], wh).probabilities(blob)
+    onnx = {}
     for name, model in networks.items():
         embedder = TorchEmbedder(model, wh)
         # the ImageNet network names no tile: its embedding is blended with the compact CNN's reading
         probs = embedder.probabilities(blob) if name in NETWORKS else compact_probs
         examples, example_labels = profile_examples(embedder, layout_rgb, layout)
         scores = measure(probs, embedder.embed(blob), examples, example_labels, labels)
-        onnx = export_onnx(model, wh, work / "onnx" / f"{name}.onnx")
-        cost = onnx_ms(onnx, wh, threads=2)
-        results["networks"][name] = {**scores.__dict__, **cost, "examples": int(len(examples)),
+        onnx[name] = export_onnx(model, wh, work / "onnx" / f"{name}.onnx")
+        results["networks"][name] = {**scores.__dict__, "examples": int(len(examples)),
                                      "parameters": int(sum(p.numel() for p in model.parameters()))}
+        print(name, json.dumps(results["networks"][name]), flush=True)
+    # for reference, the shipped classifier (quantized): trained on every family, the held-out one included
+    shipped = Path(__file__).resolve().parents[1] / "models" / "classifier.onnx"
+    if shipped.is_file():
+        reference = OnnxEmbedder(shipped, wh)
+        examples, example_labels = profile_examples(reference, layout_rgb, layout)
+        scores = measure(reference.probabilities(blob), reference.embed(blob), examples, example_labels, labels)
+        results["networks"]["shipped"] = {**scores.__dict__, "note": "trained on every family, the held-out one too"}
+        onnx["shipped"] = shipped
+    results["load_average_before_timing"] = round(os.getloadavg()[0], 1)  # timings on a busy machine are not comparable
+    for name, cost in onnx_ms(onnx, wh, threads=2).items():
+        results["networks"][name].update(cost)
         print(name, json.dumps(results["networks"][name]), flush=True)
     (work / "results.json").write_text(json.dumps(results, indent=1))
     return results
