@@ -178,12 +178,31 @@ def evaluate(work: Path, threads: int) -> dict:
         scores = measure(reference.probabilities(blob), reference.embed(blob), examples, example_labels, labels)
         results["networks"]["shipped"] = {**scores.__dict__, "note": "trained on every family, the held-out one too"}
         onnx["shipped"] = shipped
-    results["load_average_before_timing"] = round(os.getloadavg()[0], 1)  # timings on a busy machine are not comparable
-    for name, cost in onnx_ms(onnx, wh, threads=2).items():
-        results["networks"][name].update(cost)
-        print(name, json.dumps(results["networks"][name]), flush=True)
+    results["timing"] = time_networks(onnx, wh)
     (work / "results.json").write_text(json.dumps(results, indent=1))
     return results
+
+
+def time_networks(onnx: dict[str, Path], wh: tuple[int, int], rounds: int = 40, threads: int = 2) -> dict:
+    """onnxruntime (`threads` threads) milliseconds per crop and per photo of each exported network, with
+    the load average: timings on a busy machine are not comparable to a quiet one's."""
+    timing = {"load_average": round(os.getloadavg()[0], 1), "threads": threads,
+              **onnx_ms(onnx, wh, threads=threads, rounds=rounds)}
+    for name, cost in timing.items():
+        print(name, json.dumps(cost), flush=True)
+    return timing
+
+
+def time_only(work: Path, rounds: int, threads: int) -> None:
+    """Time the networks `evaluate` exported (and the shipped classifier) again; WORK/timing-N-threads.json."""
+    from training.classifier import input_wh
+
+    onnx = {p.stem: p for p in sorted((work / "onnx").glob("*.onnx"))}
+    shipped = Path(__file__).resolve().parents[1] / "models" / "classifier.onnx"
+    if shipped.is_file():
+        onnx["shipped"] = shipped
+    timing = time_networks(onnx, input_wh("m64"), rounds, threads)
+    (work / f"timing-{threads}-threads.json").write_text(json.dumps(timing, indent=1))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -200,12 +219,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="the networks to train (e.g. one per process, each with --threads 1)")
     parser.add_argument("--no-evaluate", action="store_true", help="stop after training")
     parser.add_argument("--evaluate-only", action="store_true", help="measure the networks trained so far")
+    parser.add_argument("--time-only", type=int, metavar="ROUNDS", default=0,
+                        help="only time the exported networks again, ROUNDS runs each with --threads (WORK/timing-N-threads.json)")
     args = parser.parse_args(argv)
     networks = args.networks.split(",")
     unknown = sorted(set(networks) - set(NETWORKS))
     if unknown:
         parser.error(f"--networks: unknown {', '.join(unknown)} (known: {', '.join(NETWORKS)})")
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.time_only:
+        time_only(args.work, args.time_only, args.threads)
+        return 0
     if not args.evaluate_only:
         render(args.work, args.holdout, args.train_scenes, args.test_scenes, args.long_side, args.workers)
         cut_crops(args.work)
