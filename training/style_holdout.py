@@ -98,7 +98,8 @@ def _seconds_per_step(arch: str, contexts: np.ndarray, threads: int, steps: int 
     return float(np.median(times[1:]))
 
 
-def train(work: Path, minutes: float, threads: int, networks: list[str]) -> None:
+def train(work: Path, minutes: float, threads: int, networks: list[str], steps: int = 0) -> None:
+    """Train each network for `minutes` (steps from a timed probe) or, given, `steps` steps."""
     from training.classifier import train_classifier
 
     train_npz = work / "crops" / "train-scenes.npz"
@@ -107,10 +108,10 @@ def train(work: Path, minutes: float, threads: int, networks: list[str]) -> None
         run = work / "runs" / arch
         plan = run / "plan.json"
         if not plan.is_file():
-            per_step = _seconds_per_step(arch, np.load(train_npz)["crops"][:2000], threads)
-            epochs = steps_for_budget(minutes * 60, per_step, STEPS_PER_EPOCH)
+            per_step = None if steps else _seconds_per_step(arch, np.load(train_npz)["crops"][:2000], threads)
+            epochs = -(-steps // STEPS_PER_EPOCH) if steps else steps_for_budget(minutes * 60, per_step or 1.0, STEPS_PER_EPOCH)
             run.mkdir(parents=True, exist_ok=True)
-            plan.write_text(json.dumps({"arch": arch, "lr": lr, "seconds_per_step": round(per_step, 3),
+            plan.write_text(json.dumps({"arch": arch, "lr": lr, "seconds_per_step": per_step and round(per_step, 3),
                                         "epochs": epochs, "steps_per_epoch": STEPS_PER_EPOCH}))
         settings = json.loads(plan.read_text())
         if (run / "history.json").is_file():
@@ -213,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--test-scenes", type=int, default=100)
     parser.add_argument("--long-side", type=int, default=960)
     parser.add_argument("--minutes", type=float, default=12.0, help="training budget of each network")
+    parser.add_argument("--steps", type=int, default=0,
+                        help="instead of --minutes: this many training steps each (whole epochs of 50)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--workers", type=int, default=1, help="processes that render scenes")
     parser.add_argument("--networks", default=",".join(NETWORKS),
@@ -233,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.evaluate_only:
         render(args.work, args.holdout, args.train_scenes, args.test_scenes, args.long_side, args.workers)
         cut_crops(args.work)
-        train(args.work, args.minutes, args.threads, networks)
+        train(args.work, args.minutes, args.threads, networks, args.steps)
     if not args.no_evaluate:
         evaluate(args.work, args.threads)
     return 0
