@@ -28,17 +28,27 @@ ARCHES = {
     "m64": ((32, 64, 96, 128), True, (48, 64)),  # m on the whole 48x64 box a context crop keeps, ~55 M
     "m96": ((32, 64, 96, 128), True, (72, 96)),  # m64 at 1.5x the resolution (crops cut with --arch m96), ~125 M
 }
+# archs started from ImageNet weights (training.effnet_lite): name -> input width x height
+PRETRAINED = {
+    "lite0": (48, 64),  # EfficientNet-Lite0 on m64's crop, ~3.4 M parameters, ~25 M multiply-adds
+}
 
 
 def input_wh(arch: str) -> tuple[int, int]:
     """The crop size (width, height) the arch takes."""
-    return ARCHES[arch][2]
+    return PRETRAINED[arch] if arch in PRETRAINED else ARCHES[arch][2]
 
 
 def build_model(arch: str = "s", num_classes: int = OUTPUTS):
     """Four conv blocks on an RGB crop (input_wh(arch)), then a linear layer over the feature map
-    an eighth of its size (where on the tile a stroke or dot sits matters)."""
+    an eighth of its size (where on the tile a stroke or dot sits matters); a PRETRAINED arch is
+    that network with ImageNet weights in all but its last layer."""
     from torch import nn
+
+    if arch in PRETRAINED:
+        from training.effnet_lite import build_lite0
+
+        return build_lite0(num_classes)
 
     channels, double, (width, height) = ARCHES[arch]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from fanshot.args import positive_int, unit_share
 from fanshot.commands.tileset import add_tileset_argument, reading_detector
-from training.classifier import ARCHES, input_wh
+from training.classifier import ARCHES, PRETRAINED, input_wh
 from training.evaluate import RANK_FLOOR
 from training.hard import UNSURE_BELOW
 from vision.classifier import VIEW_FLIPS
@@ -109,7 +109,7 @@ def register(subparsers) -> None:
     classifier.add_argument("--epochs", type=positive_int, default=12)
     classifier.add_argument("--steps-per-epoch", type=positive_int, default=None, help="default: one pass over the crops")
     classifier.add_argument("--threads", type=positive_int, default=2)
-    classifier.add_argument("--arch", default="s", choices=list(ARCHES),
+    classifier.add_argument("--arch", default="s", choices=list(ARCHES) + list(PRETRAINED),
                             help="network size and input (a resumed run keeps its own)")
     classifier.add_argument("--init", default=None, help="a new run starts from this checkpoint's matching layers")
     classifier.add_argument("--shares", type=float, nargs="+", default=None,
