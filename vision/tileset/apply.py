@@ -36,7 +36,7 @@ class Blend:
     # similarity of `set_from` up to `set_at` (its faces the classifier misreads look little like any
     # example: a red 西 of set 7 is 0.69 alike its own examples, 0.37 alike the 一萬 the classifier says)
     photo_from: float = 0.65
-    set_from: float = 0.55
+    set_from: float = 0.5
     set_at: float = 0.7
     # a crop read both ways up (`both_ways_similarity`) where the set's reading may count (its best
     # similarity at most `both_ways_below` under the gate) and is unsure: the set names another class
