@@ -80,6 +80,17 @@ def test_it_learns_from_a_given_layout_photo_and_reads_given_scenes(work, capsys
     assert [r["images"] for r in report["rows"]] == [2]
 
 
+def test_it_learns_from_labelled_photos(work, capsys):
+    _run(capsys, *SMALL, "--work", str(work), "--json")
+    scenes = next(work.glob("scenes-*"))
+    first = scenes / "first.txt"
+    first.write_text(sorted((scenes / "images").iterdir())[0].name + "\n")
+    code, out, err = _run(capsys, "--data", str(scenes), "--list", str(first), "--scenes", str(scenes), "--json")
+    assert code == 0, err
+    learnt = json.loads(out)["profile"]
+    assert learnt["source"] == "labelled" and learnt["list"] == str(first) and learnt["examples"] > learnt["tiles"] > 5
+
+
 @pytest.mark.parametrize("argv, says", [
     ([], "give --one-set SEED"),
     (["--layout", "x.jpg"], "nothing to read"),
