@@ -91,7 +91,7 @@ def _records(spec: str) -> tuple[str, list[dict]]:
 
 def _learn(args, detector, work: Path):
     """The profile, and how it was learnt ({"source", "file"/"data", "tiles", "examples", "seconds"})."""
-    from fanshot.commands.tileset import learn_labelled
+    from fanshot.commands.tileset_data import learn_labelled
     from vision.tileset.learn import learn_layout
 
     if args.data:
