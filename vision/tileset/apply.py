@@ -8,8 +8,10 @@ softmax(similarity / temperature) is the set's reading, given the probability th
 those classes together, and blended with the classifier's own by a weight that grows from 0 at a
 best similarity of `similar_from` to `weight` at `similar_at` (`plain_from` to `plain_at` for a box
 read as a blank white dragon or a face-down tile, PLAIN_FACES, alike most plain crops): a crop
-unlike every tile of the set (another set, a prop) keeps the classifier's reading. A class the set
-holds no example of keeps the classifier's probability.
+unlike every tile of the set (another set, a prop) keeps the classifier's reading. In a photo that
+shows the set (its tiles at the median `photo_from` alike its examples) the gate is `set_from` to
+`set_at` instead, and a crop whose set reading is unsure is compared both ways up
+(`both_ways_similarity`). A class the set holds no example of keeps the classifier's probability.
 """
 from __future__ import annotations
 
