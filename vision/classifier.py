@@ -4,6 +4,7 @@ gave, so it sees more pixels than the finder."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -46,7 +47,8 @@ class SetLook(Protocol):
     @property
     def classifier(self) -> str: ...
 
-    def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, SetMatch]: ...
+    def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray,
+              upside_down: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[np.ndarray, SetMatch]: ...
 
 
 def crop_tiles(
@@ -147,6 +149,7 @@ class TileClassifier:
             return (np.zeros((0, len(self.classes) + (self.not_a_tile_above is not None)), np.float32),
                     None if profile is None else SetMatch(empty, empty.astype(np.int64)))
         blob = crop_blob(crop_tiles(rgb, boxes, self.crop_w, self.crop_h, self.crop_pad))
+        blobs = [blob]  # the crops whose features are read, as `rows` lists them
         features: list[np.ndarray] | None = [] if profile is not None else None
         rows = np.arange(len(boxes))
         probs = self._with_views(blob, features)
@@ -155,11 +158,17 @@ class TileClassifier:
             unsure = probs.max(axis=1) < self.views_below
             either = np.flatnonzero((aspect >= self.both_turns[0]) & (aspect <= self.both_turns[1]) & unsure)
             if len(either):
-                other = crop_tiles(rgb, boxes[either], self.crop_w, self.crop_h, self.crop_pad, other_way=True)
-                probs[either] = (probs[either] + self._with_views(crop_blob(other), features)) / 2
+                other = crop_blob(crop_tiles(rgb, boxes[either], self.crop_w, self.crop_h, self.crop_pad, other_way=True))
+                probs[either] = (probs[either] + self._with_views(other, features)) / 2
                 rows = np.concatenate([rows, either])  # a profile compares such a box both ways
+                blobs.append(other)
         if profile is not None and features is not None:
-            return profile.blend(probs, np.concatenate(features), rows)
+            crops = np.concatenate(blobs) if len(blobs) > 1 else blob
+
+            def upside_down(picked: np.ndarray) -> np.ndarray:  # the features of crops turned half a turn
+                return self.embed(np.ascontiguousarray(np.flip(crops[picked], (2, 3))))
+
+            return profile.blend(probs, np.concatenate(features), rows, upside_down)
         return probs, None
 
     def embed(self, blob: np.ndarray) -> np.ndarray:

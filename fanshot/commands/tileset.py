@@ -1,4 +1,4 @@
-"""`fanshot tileset layout|learn|show|list|forget`: tile-set profiles (docs/tilesets.md), and the
+"""`fanshot tileset layout|learn|show|list|forget` (and `eval`: fanshot.commands.tileset_eval): tile-set profiles (docs/tilesets.md), and the
 `--tileset NAME` option of the reading commands (`add_tileset_argument`, `reading_detector`)."""
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+
+from fanshot.commands import tileset_eval
 
 PER_ROW = 9  # tiles per row of the layout as printed and drawn
 
@@ -38,6 +40,7 @@ def register(subparsers) -> None:
     forget = sub.add_parser("forget", help="remove a set")
     forget.add_argument("name")
     forget.set_defaults(func=_forget)
+    tileset_eval.register(sub)
 
 
 def add_tileset_argument(parser) -> None:
@@ -167,32 +170,9 @@ def _learn_layout(args, detector):
 
 
 def _learn_data(args, detector):
-    import numpy as np
+    from fanshot.commands.tileset_data import learn_labelled
 
-    from datasets.formats import DatasetError, read_yolo
-    from datasets.tools import records_in_list
-    from vision.tileset.learn import photo_boxes_in_view, profile_from_boxes
-    from vision.tileset.profile import ProfileError
-
-    try:
-        records = read_yolo(args.data)
-    except DatasetError as exc:
-        raise ProfileError(str(exc)) from None
-    if args.list:
-        records = records_in_list(records, args.list)
-    profile = None
-    for record in records:
-        boxes = [b for b in record["boxes"] if b["tile"]]
-        if not boxes:
-            continue
-        view, view_boxes = photo_boxes_in_view(detector, Path(record["file"]).read_bytes(),
-                                               np.array([b["box"] for b in boxes], np.float32),
-                                               (record["width"], record["height"]))
-        learnt = profile_from_boxes(args.name, detector.classifier, view, view_boxes, [b["tile"] for b in boxes],
-                                    {"kind": "labelled", "file": Path(record["file"]).name})
-        profile = learnt if profile is None else profile.merged(learnt)
-    if profile is None:
-        raise ProfileError(f"{args.data}: no labelled tiles to learn from")
+    profile = learn_labelled(detector, args.data, args.list, args.name)
     print(f"{args.data}: {len(profile.sources)} labelled photos")
     return profile
 

@@ -188,7 +188,10 @@ def test_a_photo_of_another_set_costs_no_crop_beyond_its_tiles(altered_set, monk
 
     monkeypatch.setattr(detector.classifier, "session", Counting())
     detector.detect(photo.image, photo=photo)
-    without = sum(crops)
+    without = list(crops)
     crops.clear()
     found = detector.detect(photo.image, photo=photo, tileset=profile)
-    assert len(found.tiles) > 5 and sum(crops) == without
+    # the same runs as without a profile; past them only the set's second look at tiles it reads
+    # unsure, turned upside down (vision.tileset.apply), never a weak box or a gap
+    assert len(found.tiles) > 5 and crops[:len(without)] == without
+    assert sum(crops[len(without):]) <= len(found.tiles)

@@ -8,11 +8,14 @@ softmax(similarity / temperature) is the set's reading, given the probability th
 those classes together, and blended with the classifier's own by a weight that grows from 0 at a
 best similarity of `similar_from` to `weight` at `similar_at` (`plain_from` to `plain_at` for a box
 read as a blank white dragon or a face-down tile, PLAIN_FACES, alike most plain crops): a crop
-unlike every tile of the set (another set, a prop) keeps the classifier's reading. A class the set
-holds no example of keeps the classifier's probability.
+unlike every tile of the set (another set, a prop) keeps the classifier's reading. In a photo that
+shows the set (its tiles at the median `photo_from` alike its examples) the gate is `set_from` to
+`set_at` instead, and a crop whose set reading is unsure is compared both ways up
+(`both_ways_similarity`). A class the set holds no example of keeps the classifier's probability.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,10 +33,23 @@ class Blend:
     # alike most plain crops of other sets: its gate is stricter
     plain_from: float = 0.8
     plain_at: float = 0.95
+    # a photo whose boxes are at the median `photo_from` alike the set's examples shows the set (other
+    # sets' photos: 0.33-0.88): its boxes that are not plain faces count the set's reading from a best
+    # similarity of `set_from` up to `set_at` (its faces the classifier misreads look little like any
+    # example: a red 西 of set 7 is 0.69 alike its own examples, 0.37 alike the 一萬 the classifier says)
+    photo_from: float = 0.65
+    set_from: float = 0.5
+    set_at: float = 0.7
+    # a crop read both ways up (`both_ways_similarity`) where the set's reading may count (its best
+    # similarity at most `both_ways_below` under the gate) and is unsure: the set names another class
+    # than the classifier, or its best two classes are within `both_ways_margin`
+    both_ways_margin: float = 0.1
+    both_ways_below: float = 0.05
 
 
 BLEND = Blend()
 PLAIN_FACES = np.array([CLASSES.index("J3"), CLASSES.index("BACK")])  # the white dragon, a face-down tile
+TILE_BELOW = 0.5  # a box the classifier gives a lower probability of holding no tile is a tile (model.json's not_a_tile_above)
 FEATURE_MAP = (128, 8, 6)  # the shipped classifier's penultimate map (channels, height, width)
 
 
@@ -61,26 +77,79 @@ def class_similarity(embeddings: np.ndarray, examples: np.ndarray, labels: np.nd
     return classes, np.maximum.reduceat(sims, starts, axis=1)
 
 
+def both_ways_similarity(up: np.ndarray, down: np.ndarray, examples: np.ndarray, labels: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray] | None:
+    """`class_similarity` of crops read both ways up: `up` (R, E) the crops' embeddings, `down` (R, E)
+    those of the crops turned upside down, each pair of examples (a crop and the crop upside down,
+    as vision.tileset.learn makes them) compared with the pair the same way up and the other
+    (the mean of the two cosines; the better way counts). None when `examples` are not in such pairs
+    of one class."""
+    if len(labels) % 2 or (labels[0::2] != labels[1::2]).any() or (np.diff(labels[0::2]) < 0).any():
+        return None
+    first, second = examples[0::2], examples[1::2]
+    sims = np.maximum(up @ first.T + down @ second.T, up @ second.T + down @ first.T) / 2
+    classes, starts = np.unique(labels[0::2], return_index=True)
+    return classes, np.maximum.reduceat(sims, starts, axis=1)
+
+
 def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, examples: np.ndarray,
-                  labels: np.ndarray, blend: Blend = BLEND) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                  labels: np.ndarray, blend: Blend = BLEND,
+                  upside_down: Callable[[np.ndarray], np.ndarray] | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`probs` (N, 43 or 44) with the 43 classes blended with the set's reading, each box's best
     similarity to the set's examples (N,) and that example's class id (N,). `features` (R, D): the
     classifier's features of crops of the boxes `rows` (R indices into probs; a box may have two,
     its crop both ways: the better counts), compared with a set's `examples` of classes `labels`
-    (vision.tileset.profile.TilesetProfile). The NOT_A_TILE column is left as it is."""
-    classes, row_sims = class_similarity(embedding(features), examples, labels)
-    sims = np.full((len(probs), len(classes)), -1.0, np.float32)
-    np.maximum.at(sims, rows, row_sims)
+    (vision.tileset.profile.TilesetProfile). `upside_down`: the features of those crops (indices
+    into R) turned upside down, for the crops whose reading by the set may count and is unsure
+    (`both_ways_similarity`; the similarity and class returned stay the plain crop's). The
+    NOT_A_TILE column is left as it is."""
+    up = embedding(features)
+    classes, row_sims = class_similarity(up, examples, labels)
+    sims = _per_box(row_sims, rows, len(probs))
+    best, nearest = sims.max(axis=1), classes[sims.argmax(axis=1)]
+    said = probs[:, :NOT_A_TILE].argmax(axis=1)
+    shows_set = _shows_set(best, probs, blend)
+    if upside_down is not None and len(classes) > 1:
+        start, _ = _gates(blend, shows_set, np.isin(nearest, PLAIN_FACES) | np.isin(said, PLAIN_FACES))
+        top = np.sort(row_sims, axis=1)[:, -2:]
+        unsure = (classes[row_sims.argmax(axis=1)] != said[rows]) | (top[:, 1] - top[:, 0] < blend.both_ways_margin)
+        pick = np.flatnonzero(unsure & (top[:, 1] >= start[rows] - blend.both_ways_below))
+        both = both_ways_similarity(up[pick], embedding(upside_down(pick)), examples, labels) if len(pick) else None
+        if both is not None and np.array_equal(both[0], classes):
+            row_sims = row_sims.copy()
+            row_sims[pick] = both[1]
+    sims = _per_box(row_sims, rows, len(probs))
     logits = sims / blend.temperature
     own = np.exp(logits - logits.max(axis=1, keepdims=True))
     own /= own.sum(axis=1, keepdims=True)
-    plain = np.isin(classes[sims.argmax(axis=1)], PLAIN_FACES) | np.isin(probs[:, :NOT_A_TILE].argmax(axis=1), PLAIN_FACES)
-    start = np.where(plain, blend.plain_from, blend.similar_from)
-    full = np.where(plain, blend.plain_at, blend.similar_at)
+    start, full = _gates(blend, shows_set, np.isin(classes[sims.argmax(axis=1)], PLAIN_FACES) | np.isin(said, PLAIN_FACES))
     likeness = np.clip((sims.max(axis=1) - start) / (full - start), 0, 1)
     weight = (blend.weight * likeness)[:, None]
     out = probs.copy()
     mass = probs[:, classes].sum(axis=1, keepdims=True)
     out[:, classes] = (1 - weight) * probs[:, classes] + weight * mass * own
     assert classes.max() < NOT_A_TILE  # the set's examples are tiles: the 44th column stays
-    return out, sims.max(axis=1), classes[sims.argmax(axis=1)]
+    return out, best, nearest
+
+
+def _shows_set(best: np.ndarray, probs: np.ndarray, blend: Blend) -> bool:
+    """Whether the photo shows the set: the boxes the classifier reads as tiles (NOT_A_TILE under
+    TILE_BELOW; the finder's weak boxes, many of them on no tile, are in `probs` too) are at the
+    median `photo_from` alike the set's examples."""
+    tiles = best if probs.shape[1] <= NOT_A_TILE else best[probs[:, NOT_A_TILE] < TILE_BELOW]
+    return len(tiles) > 0 and float(np.median(tiles)) >= blend.photo_from
+
+
+def _per_box(row_sims: np.ndarray, rows: np.ndarray, boxes: int) -> np.ndarray:
+    """(boxes, K): each box's similarities, the better of its crops' (`rows`: the box of each)."""
+    sims = np.full((boxes, row_sims.shape[1]), -1.0, np.float32)
+    np.maximum.at(sims, rows, row_sims)
+    return sims
+
+
+def _gates(blend: Blend, shows_set: bool, plain: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The best similarity from which each box's set reading counts, and from which it counts whole."""
+    start = np.where(plain, blend.plain_from, blend.set_from if shows_set else blend.similar_from)
+    full = np.where(plain, blend.plain_at, blend.set_at if shows_set else blend.similar_at)
+    return start, full

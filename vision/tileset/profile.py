@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -67,10 +68,12 @@ class TilesetProfile:
         return {"name": self.name, "created": self.created, "classifier": self.classifier,
                 "examples": len(self.labels), "tiles": self.class_counts(), "sources": list(kinds.values())}
 
-    def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, SetMatch]:
+    def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray,
+              upside_down: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[np.ndarray, SetMatch]:
         """The classifier's `probs` blended with this set's reading, and how alike each box is to
-        the set's tiles (vision.tileset.apply)."""
-        blended, similarity, tile = apply_profile(probs, features, rows, self.embeddings, self.labels)
+        the set's tiles (vision.tileset.apply; `upside_down`: the features of crops turned upside down)."""
+        blended, similarity, tile = apply_profile(probs, features, rows, self.embeddings, self.labels,
+                                                  upside_down=upside_down)
         return blended, SetMatch(similarity, tile)
 
     def merged(self, other: TilesetProfile) -> TilesetProfile:

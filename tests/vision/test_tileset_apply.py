@@ -1,0 +1,78 @@
+"""Reading with a tile-set profile (vision.tileset.apply) on made-up embeddings: a photo that shows
+the set lets its less alike boxes count the set's reading, a photo of another set does not; a crop
+the set reads unsure is read both ways up, and only such crops are."""
+from __future__ import annotations
+
+import numpy as np
+
+from vision.tileset.apply import apply_profile, both_ways_similarity
+
+DIM = 16
+UPRIGHT = np.eye(DIM, dtype=np.float32)[:3]    # W1, W2, W3 (class ids 0, 1, 2) upright
+UPSIDE = np.eye(DIM, dtype=np.float32)[3:6]    # the same tiles upside down
+ELSEWHERE = np.eye(DIM, dtype=np.float32)[10]  # like no example
+# each class's examples: a crop and the crop upside down (as vision.tileset.learn makes them)
+EXAMPLES = np.stack([UPRIGHT, UPSIDE], axis=1).reshape(-1, DIM)
+LABELS = np.repeat(np.arange(3), 2)
+
+
+def _alike(vector: np.ndarray, cosine: float) -> np.ndarray:
+    """A unit vector at `cosine` to the unit `vector` (the rest towards ELSEWHERE)."""
+    return cosine * vector + np.sqrt(1 - cosine ** 2) * ELSEWHERE
+
+
+def _probs(reading: list[int], sure: float = 0.95) -> np.ndarray:
+    p = np.full((len(reading), 44), (1 - sure) / 43, np.float32)
+    p[np.arange(len(reading)), reading] = sure
+    return p
+
+
+def test_a_photo_that_shows_the_set_lets_its_less_alike_boxes_count():
+    # box 0: the classifier is sure of W1, but the crop is 0.66 alike the set's W2 and alike no W1
+    doubtful = _alike(UPRIGHT[1], 0.66)
+    of_the_set = [_alike(UPRIGHT[k % 3], 0.85) for k in range(4)]  # the photo's other tiles
+    of_another = [_alike(UPRIGHT[k % 3], 0.3) for k in range(4)]
+    # the finder's weak boxes on no tile (the classifier says so) do not count against the photo
+    on_no_tile = [_alike(UPRIGHT[0], 0.1)] * 6
+    reading = [0, 0, 1, 2, 0] + [0] * 6
+    probs = _probs(reading)
+    probs[5:] = 0.1 / 43
+    probs[5:, 43] = 0.9
+    for others, expected in ((of_the_set, 1), (of_another, 0)):
+        features = np.stack([doubtful, *others, *on_no_tile])
+        out, best, nearest = apply_profile(probs, features, np.arange(11), EXAMPLES, LABELS)
+        assert out[0, :43].argmax() == expected
+        assert np.isclose(best[0], 0.66, atol=1e-5) and nearest[0] == 1
+        assert np.allclose(out.sum(axis=1), 1, atol=1e-5)
+
+
+def test_an_unsure_crop_is_read_both_ways_up():
+    # box 0 upright is about as alike W1 as W2; upside down it is W2's crop upside down
+    unsure = 0.75 * UPRIGHT[0] + 0.66 * UPRIGHT[1]
+    unsure /= np.linalg.norm(unsure)
+    sure = [_alike(UPRIGHT[k % 3], 0.9) for k in range(1, 4)]  # read as the classifier reads them
+    features = np.stack([unsure, *sure])
+    turned = {0: UPSIDE[1], 1: UPSIDE[1], 2: UPSIDE[2], 3: UPSIDE[0]}
+    asked: list[list[int]] = []
+
+    def upside_down(picked: np.ndarray) -> np.ndarray:
+        asked.append(picked.tolist())
+        return np.stack([turned[int(i)] for i in picked])
+
+    probs = _probs([0, 1, 2, 0], sure=0.6)
+    plain, _, _ = apply_profile(probs, features, np.arange(4), EXAMPLES, LABELS)
+    both, best, nearest = apply_profile(probs, features, np.arange(4), EXAMPLES, LABELS, upside_down=upside_down)
+    assert plain[0, :43].argmax() == 0 and both[0, :43].argmax() == 1
+    assert asked == [[0]]  # the sure crops the set reads as the classifier does are not read again
+    assert nearest[0] == 0 and np.isclose(best[0], unsure @ UPRIGHT[0])  # the plain crop's, as the finder's rescue reads it
+    assert np.array_equal(both[1:], plain[1:])
+
+
+def test_both_ways_takes_the_better_way_and_refuses_examples_not_in_pairs():
+    up, down = UPRIGHT[[2]], UPSIDE[[2]]
+    classes, sims = both_ways_similarity(up, down, EXAMPLES, LABELS)
+    assert list(classes) == [0, 1, 2] and np.allclose(sims, [[0, 0, 1]])
+    _, turned = both_ways_similarity(down, up, EXAMPLES, LABELS)  # the crop lies the other way up
+    assert np.allclose(turned, [[0, 0, 1]])
+    assert both_ways_similarity(up, down, EXAMPLES[:5], LABELS[:5]) is None
+    assert both_ways_similarity(up, down, EXAMPLES, np.array([0, 1, 1, 0, 2, 2])) is None
