@@ -451,19 +451,8 @@
   // --- start -------------------------------------------------------------------------------
 
   function buildPalette() {
-    const palette = $("palette");
     for (const cls of state.classes) {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.dataset.code = cls.code;
-      button.title = `${cls.code} · ${cls.name} ${cls.zh} — type ${cls.keys.join(" or ")}`;
-      const code = document.createElement("span");  // the picture's label already names it
-      code.className = "code";
-      code.setAttribute("aria-hidden", "true");
-      code.textContent = cls.code;
-      button.append(window.FanshotTiles.picture(cls.code), code);
-      button.addEventListener("click", () => { setTile(cls.code); $("stage").focus(); });
-      palette.append(button);
+      $("palette").append(window.FanshotTiles.button(cls, () => { setTile(cls.code); $("stage").focus(); }));
     }
   }
 

@@ -1,6 +1,7 @@
 // Small pictures of the 43 tile classes for the labelling page's palette, drawn as inline SVG:
 // dots as circles, bamboo as sticks, characters and honours as text in the system's CJK font.
-// window.FanshotTiles.picture(code) returns an <svg role="img" aria-label="code">.
+// window.FanshotTiles.picture(code) returns an <svg role="img" aria-label="code">;
+// .button(cls, onPick) the palette's button of a class of /api/v1/label/classes.
 "use strict";
 (() => {
   const NS = "http://www.w3.org/2000/svg";
@@ -100,5 +101,20 @@
     return svg;
   }
 
-  window.FanshotTiles = Object.freeze({ picture });
+  // A palette button: the class's picture and code, its name and keys in the tooltip.
+  function button(cls, onPick) {
+    const el = document.createElement("button");
+    el.type = "button";
+    el.dataset.code = cls.code;
+    el.title = `${cls.code} · ${cls.name} ${cls.zh} — type ${cls.keys.join(" or ")}`;
+    const code = document.createElement("span");  // the picture's label already names it
+    code.className = "code";
+    code.setAttribute("aria-hidden", "true");
+    code.textContent = cls.code;
+    el.append(picture(cls.code), code);
+    el.addEventListener("click", onPick);
+    return el;
+  }
+
+  window.FanshotTiles = Object.freeze({ picture, button });
 })();
