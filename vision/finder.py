@@ -156,17 +156,17 @@ class TileFinder:
     def _boxes(self, canvas: np.ndarray, confs: tuple[float, ...], mirrored: bool = False) -> list[Scored]:
         """One finder run on the letterboxed `canvas` (or its mirror image): for each threshold of
         `confs`, the boxes (xyxy in canvas pixels, a mirrored view's mapped back) and scores at or
-        above it (decoded once per threshold)."""
+        above it."""
         view = canvas[:, ::-1] if mirrored else canvas
         blob = view.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
         output = self.session.run(None, {self.input_name: blob})[0][0]
-        found = []
-        for conf in confs:
-            boxes, scores, _ = decode_yolo(output, conf, self.iou)
-            if mirrored:
-                boxes[:, [0, 2]] = canvas.shape[1] - boxes[:, [2, 0]]
-            found.append((boxes, scores))
-        return found
+        # decoded once at the lowest threshold: greedy NMS keeps or drops a box by the boxes scoring
+        # above it only, so the boxes at a higher threshold are those of the lowest above it (strictly,
+        # as cv2.dnn.NMSBoxes takes its threshold)
+        boxes, scores, _ = decode_yolo(output, min(confs), self.iou)
+        if mirrored:
+            boxes[:, [0, 2]] = canvas.shape[1] - boxes[:, [2, 0]]
+        return [(boxes, scores) if conf == min(confs) else (boxes[scores > conf], scores[scores > conf]) for conf in confs]
 
     def _plain_view(self, rgb: np.ndarray, confs: tuple[float, ...], mirror: bool) -> Glance:
         """One finder run on `rgb`, letterboxed, without its mirror image: its boxes at each

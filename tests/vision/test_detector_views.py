@@ -77,3 +77,29 @@ def test_the_mirror_view_maps_its_boxes_back_onto_the_photo(monkeypatch):
     assert len(boxes) == 1
     np.testing.assert_allclose(boxes[0], [100, 200, 300, 400], atol=4)  # both views agree on the place
     assert scores[0] == pytest.approx((0.8 + 0.6) / 2)  # one box, the two views' mean score
+
+
+def test_boxes_at_the_threshold_are_the_same_decoded_alone_or_with_a_floor():
+    """One decoding at the floor serves the threshold too (a box's fate in NMS depends only on the
+    boxes scoring above it): on the test photos, the boxes at the threshold equal a decoding at it."""
+    from pathlib import Path
+
+    from vision.detector import Detector
+    from vision.finder import letterbox
+    from vision.model_spec import DEFAULT_MODEL_DIR
+    from vision.photo import read_photo
+
+    if not (DEFAULT_MODEL_DIR / "model.json").is_file():
+        pytest.skip("no shipped model in models/")
+    finder = Detector(DEFAULT_MODEL_DIR, threads=1).finder
+    photos = sorted((Path(__file__).parent.parent / "data" / "detector").glob("*.jpg"))
+    weak = 0
+    for path in photos:
+        canvas, _, _ = letterbox(read_photo(path.read_bytes()).image, finder.size, finder.stride)
+        for mirrored in (False, True):
+            (alone_boxes, alone_scores), = finder._boxes(canvas, (finder.conf,), mirrored)
+            (boxes, scores), (low_boxes, low_scores) = finder._boxes(canvas, (finder.conf, 0.05), mirrored)
+            np.testing.assert_array_equal(boxes, alone_boxes)
+            np.testing.assert_array_equal(scores, alone_scores)
+            weak += int((low_scores < finder.conf).sum())
+    assert len(photos) >= 5 and weak > 0  # the floor did find boxes under the threshold
