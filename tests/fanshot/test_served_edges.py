@@ -31,8 +31,9 @@ class Served:
     def __init__(self, tmp: Path, command: list[str], env: dict[str, str]):
         self.port = _free_port()
         self.log = tmp / "server.log"
+        # its own data directory: the wrong-token counts are in its database, not another server's
         environ = {**os.environ, "PYTHONPATH": str(ROOT), "FANSHOT_TOKEN": TOKEN,
-                   "FANSHOT_INFERENCE_WORKERS": "1", **env}
+                   "FANSHOT_INFERENCE_WORKERS": "1", "FANSHOT_DATA_DIR": str(tmp / "data"), **env}
         environ.pop("FANSHOT_TRUSTED_PROXIES", None) if "FANSHOT_TRUSTED_PROXIES" not in env else None
         self.process = subprocess.Popen(
             [sys.executable, "-m", "fanshot", *command, "--host", "127.0.0.1", "--port", str(self.port)],
