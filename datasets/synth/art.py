@@ -17,7 +17,8 @@ from PIL import Image
 
 ART_DIR = Path(__file__).resolve().parent.parent / "art"
 KDE_DIR = Path("/usr/share/kmahjongglib/tilesets")
-CACHE_DIR = Path(os.environ.get("FANSHOT_CACHE", Path.home() / ".cache" / "fanshot")) / "kde-tiles-v2"
+CACHE_ROOT = Path(os.environ.get("FANSHOT_CACHE", Path.home() / ".cache" / "fanshot"))  # what Fanshot may rebuild
+CACHE_DIR = CACHE_ROOT / "kde-tiles-v2"
 
 # KDE element ids per tile code (checked by eye: ROD = dots, BAMBOO = bamboo,
 # DRAGON_1 = white, WIND_3 = east, FLOWER_3 = chrysanthemum, FLOWER_4 = bamboo).

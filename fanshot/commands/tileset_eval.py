@@ -6,7 +6,6 @@ in the work folder and reused by a later run with the same parameters."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 import time
@@ -41,7 +40,7 @@ def register(sub) -> None:
     p.add_argument("--scenes-seed", type=int, default=SCENES_SEED)
     p.add_argument("--workers", type=positive_int, default=1, help="processes rendering the scenes")
     p.add_argument("--work", default=None, help="folder of rendered photos, reused (default: the cache folder "
-                                                "$XDG_CACHE_HOME/fanshot/tileset-eval, else ~/.cache/...)")
+                                                "$FANSHOT_CACHE/tileset-eval, else ~/.cache/fanshot/tileset-eval)")
     p.add_argument("--why", action="store_true", help="also say why images are not exactly right (as `fanshot eval --why`)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--model-dir", default=None)
@@ -54,10 +53,9 @@ def _fail(message: str) -> int:
 
 
 def _work_dir(value: str | None) -> Path:
-    if value:
-        return Path(value)
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "fanshot" / "tileset-eval"
+    from datasets.synth.art import CACHE_ROOT
+
+    return Path(value) if value else CACHE_ROOT / "tileset-eval"
 
 
 def _rendered(work: Path, kind: str, params: dict, n: int, workers: int) -> Path:
