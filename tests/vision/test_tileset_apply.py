@@ -1,6 +1,6 @@
 """Reading with a tile-set profile (vision.tileset.apply) on made-up embeddings: a photo that shows
-the set lets its less alike boxes count the set's reading, a photo of another set does not; a crop
-the set reads unsure is read both ways up, and only such crops are."""
+the set lets its less alike boxes count the set's reading, a photo of another set does not; in a
+photo of the set, a crop the set reads unsure is read both ways up, and only such crops are."""
 from __future__ import annotations
 
 import numpy as np
@@ -66,6 +66,24 @@ def test_an_unsure_crop_is_read_both_ways_up():
     assert asked == [[0]]  # the sure crops the set reads as the classifier does are not read again
     assert nearest[0] == 0 and np.isclose(best[0], unsure @ UPRIGHT[0])  # the plain crop's, as the finder's rescue reads it
     assert np.array_equal(both[1:], plain[1:])
+
+
+def test_a_photo_of_another_set_is_not_read_both_ways_up():
+    # the same unsure crop among tiles of another set (0.3 alike the set's): the photo does not
+    # show the set, its set reading counts little, and no crop is run again turned
+    unsure = 0.75 * UPRIGHT[0] + 0.66 * UPRIGHT[1]
+    unsure /= np.linalg.norm(unsure)
+    features = np.stack([unsure, *[_alike(UPRIGHT[k % 3], 0.3) for k in range(1, 6)]])
+    asked: list[list[int]] = []
+
+    def upside_down(picked: np.ndarray) -> np.ndarray:
+        asked.append(picked.tolist())
+        return np.stack([UPSIDE[1]] * len(picked))
+
+    probs = _probs([0, 1, 2, 0, 1, 2], sure=0.6)
+    plain, _, _ = apply_profile(probs, features, np.arange(6), EXAMPLES, LABELS)
+    both, _, _ = apply_profile(probs, features, np.arange(6), EXAMPLES, LABELS, upside_down=upside_down)
+    assert asked == [] and np.array_equal(both, plain)
 
 
 def test_both_ways_takes_the_better_way_and_refuses_examples_not_in_pairs():

@@ -11,7 +11,7 @@ read as a blank white dragon or a face-down tile, PLAIN_FACES, alike most plain 
 unlike every tile of the set (another set, a prop) keeps the classifier's reading. In a photo that
 shows the set (its tiles at the median `photo_from` alike its examples) the gate is `set_from` to
 `set_at` instead, and a crop whose set reading is unsure is compared both ways up
-(`both_ways_similarity`). A class the set holds no example of keeps the classifier's probability.
+(`both_ways_similarity`; only there: elsewhere it would cost a classifier run for little). A class the set holds no example of keeps the classifier's probability.
 """
 from __future__ import annotations
 
@@ -101,8 +101,9 @@ def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, exa
     classifier's features of crops of the boxes `rows` (R indices into probs; a box may have two,
     its crop both ways: the better counts), compared with a set's `examples` of classes `labels`
     (vision.tileset.profile.TilesetProfile). `upside_down`: the features of those crops (indices
-    into R) turned upside down, for the crops whose reading by the set may count and is unsure
-    (`both_ways_similarity`; the similarity and class returned stay the plain crop's). The
+    into R) turned upside down, for the crops whose reading by the set may count and is unsure, in a
+    photo that shows the set (`both_ways_similarity`; the similarity and class returned stay the
+    plain crop's). The
     NOT_A_TILE column is left as it is."""
     up = embedding(features)
     classes, row_sims = class_similarity(up, examples, labels)
@@ -110,7 +111,7 @@ def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, exa
     best, nearest = sims.max(axis=1), classes[sims.argmax(axis=1)]
     said = probs[:, :NOT_A_TILE].argmax(axis=1)
     shows_set = _shows_set(best, probs, blend)
-    if upside_down is not None and len(classes) > 1:
+    if upside_down is not None and shows_set and len(classes) > 1:
         start, _ = _gates(blend, shows_set, np.isin(nearest, PLAIN_FACES) | np.isin(said, PLAIN_FACES))
         top = np.sort(row_sims, axis=1)[:, -2:]
         unsure = (classes[row_sims.argmax(axis=1)] != said[rows]) | (top[:, 1] - top[:, 0] < blend.both_ways_margin)
