@@ -72,6 +72,11 @@ def render_layout(style: TileStyle, tiles: list[str], seed, size: tuple[int, int
     gap_x, gap_y = int(tw * rng.uniform(0.08, 0.2)), int(th * rng.uniform(0.2, 0.4))
     block_w = per_row * tw + (per_row - 1) * gap_x
     block_h = rows * (th + ts) + (rows - 1) * gap_y
+    fit = min(w_img / block_w, h_img / block_h)
+    if fit < 1:  # tall tiles, thick bodies and wide gaps drawn together: the block shrunk to 90% of the photo
+        tw, th, ts, gap_x, gap_y = (max(1, int(v * 0.9 * fit)) for v in (tw, th, ts, gap_x, gap_y))
+        block_w = per_row * tw + (per_row - 1) * gap_x
+        block_h = rows * (th + ts) + (rows - 1) * gap_y
     x0, y0 = (w_img - block_w) // 2, (h_img - block_h) // 2
     corners = []
     for k, code in enumerate(tiles):

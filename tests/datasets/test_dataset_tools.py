@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -134,3 +135,16 @@ def test_synth_is_deterministic_whatever_the_number_of_workers(tmp_path):
         two = sorted((tmp_path / "two" / sub).iterdir())
         assert [p.name for p in one] == [p.name for p in two] and len(one) == 3
         assert all(a.read_bytes() == b.read_bytes() for a, b in zip(one, two))
+
+
+def test_a_layout_photo_fits_its_tiles_whatever_the_set_draws():
+    # sets 101, 110, 112, 123 and 143 draw tall tiles with thick bodies and wide row gaps: five rows
+    # of them were taller than a 960 px photo, and `fanshot synth --layout` crashed
+    from datasets.synth.tile_set import render_layout, set_style
+    from vision.tileset.learn import layout_tiles
+
+    for seed in (101, 110, 112, 123, 143, 7):
+        photo = render_layout(set_style(seed, True, None), layout_tiles(43), f"{seed}:0", (1280, 960))
+        boxes = np.array([t["box"] for t in photo["tiles"]])
+        assert len(boxes) == 43 and photo["image"].shape[:2] == (960, 1280)
+        assert (boxes[:, 0] >= 0).all() and (boxes[:, 1] >= 0).all() and (boxes[:, 2] <= 1280).all() and (boxes[:, 3] <= 960).all()
