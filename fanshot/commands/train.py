@@ -41,7 +41,8 @@ def register(subparsers) -> None:
 
     bench = subparsers.add_parser("bench-detect", help="detector latency, p50 and p95")
     bench.add_argument("photo", nargs="?", default=None,
-                       help="a JPEG (default: the test photos, each made a 12 MP JPEG in its own orientation)")
+                       help="a JPEG, or a folder of them (its first 8, each made a 12 MP JPEG in its own "
+                            "orientation; default: the test photos, so made)")
     bench.add_argument("--runs", type=positive_int, default=None, help="reads per photo (default 30 for PHOTO, 10 each for the test photos)")
     bench.add_argument("--model-dir", default=None)
     add_tileset_argument(bench)
@@ -246,10 +247,13 @@ def _bench(args) -> int:
     from training.bench import bench
     from vision.decode import ImageError
 
-    detector = reading_detector(_load_detector(args.model_dir), args.tileset, _fail)
+    plain = _load_detector(args.model_dir)
+    detector = reading_detector(plain, args.tileset, _fail)
     try:
-        runs = args.runs or (30 if args.photo else 10)
-        results = bench(Path(args.photo) if args.photo else None, runs, detector, DETECT_MAX_SIDE)
+        photo = Path(args.photo) if args.photo else None
+        runs = args.runs or (30 if photo is not None and not photo.is_dir() else 10)
+        # with a tile set, each case is read without it too, in turn: what the set adds, paired
+        results = bench(photo, runs, detector, DETECT_MAX_SIDE, without=plain if args.tileset else None)
     except (OSError, ImageError) as exc:
         return _fail(str(exc))
     for name, p50, p95, tiles in results:

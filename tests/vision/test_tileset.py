@@ -214,6 +214,15 @@ def test_the_commands_take_a_tileset(tmp_path, monkeypatch, capsys, learnt):
     assert main(["tileset", "show", "labelled", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert len(shown["tiles"]) == 43 and shown["sources"][0]["kind"] == "labelled"
+    photos = tmp_path / "photos"  # bench-detect on a folder of the set's photos: with and without it, in turn
+    photos.mkdir()
+    (photos / "layout.jpg").write_bytes(data)
+    assert main(["bench-detect", str(photos), "--runs", "1", "--tileset", "altered7"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    case = "4000x3000 JPEG, read_photo (decode + detect)"  # the layout photo made a 12 MP JPEG
+    assert [line.split(": p50 ")[0] for line in lines[:3]] == [
+        case, f"{case}, without the set", f"{case}, added by the set (paired reads)"]
+    assert all(line.endswith("(43 tiles)") for line in lines[:3])
     photo = str(sorted(DATA.glob("*.jpg"))[0])
     for argv in (["detect", photo], ["analyze", photo], ["eval", "--data", str(folder)], ["bench-detect", photo],
                  ["analyze-eval", "--n", "1"]):
