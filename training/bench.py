@@ -66,9 +66,9 @@ def photo_sources(photo: Path | None) -> list[Path]:
 def bench(photo: Path | None, runs: int, detector, max_side: int, without=None) -> list[tuple[str, float, float, int]]:
     """(case, p50 ms, p95 ms, tiles found) for a 12 MP JPEG read as every door reads it
     (vision.photo.read_photo, first look at least `max_side` long), decode included and
-    excluded, and for a 640 px image. Without `photo` (or with a folder): the committed test photos
-    (the folder's first FOLDER_PHOTOS), each made a 12 MP JPEG in its own orientation (`runs` reads
-    of each, pooled; the hands of some run down the photo, which costs the turned look), then each
+    excluded, and for a 640 px image. Without `photo`, the committed test photos, and with a folder
+    its first FOLDER_PHOTOS JPEGs, each made a 12 MP JPEG in its own orientation (`runs` reads of
+    each, pooled; the hands of some run down the photo, which costs the turned look), then each
     photo's own p50. `without`: the same detector without the tile set `detector` reads with, each
     case read by both in turn: its figures follow, and what the set adds (the median and the p95
     of the differences of paired reads)."""

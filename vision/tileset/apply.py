@@ -11,7 +11,8 @@ read as a blank white dragon or a face-down tile, PLAIN_FACES, alike most plain 
 unlike every tile of the set (another set, a prop) keeps the classifier's reading. In a photo that
 shows the set (its tiles at the median `photo_from` alike its examples) the gate is `set_from` to
 `set_at` instead, and a crop whose set reading is unsure is compared both ways up
-(`both_ways_similarity`; only there: elsewhere it would cost a classifier run for little). A class the set holds no example of keeps the classifier's probability.
+(`both_ways_similarity`; only there: elsewhere it would cost a classifier run for little). A class
+the set holds no example of keeps the classifier's probability.
 """
 from __future__ import annotations
 
@@ -104,8 +105,7 @@ def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, exa
     (vision.tileset.profile.TilesetProfile). `upside_down`: the features of those crops (indices
     into R) turned upside down, for the crops whose reading by the set may count and is unsure, in a
     photo that shows the set (`both_ways_similarity`; the similarity and class returned stay the
-    plain crop's). The
-    NOT_A_TILE column is left as it is."""
+    plain crop's). The NOT_A_TILE column is left as it is."""
     up = embedding(features)
     classes, row_sims = class_similarity(up, examples, labels)
     sims = _per_box(row_sims, rows, len(probs))
