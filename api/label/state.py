@@ -29,7 +29,8 @@ from api.storage.values import DatabaseValues
 def configure_labelling(app: FastAPI, folder: str | os.PathLike[str], detector: Any = None,
                         tileset: str | None = None) -> LabelStore:
     """Point the app's labelling routes at `folder`; `detector` replaces the real one (tests); with
-    `tileset`, a tile a person corrects is added to that tile set (api/label/corrections.py)."""
+    `tileset`, photos are pre-labelled reading with that tile set and a tile a person corrects is
+    added to it (api/label/corrections.py)."""
     app.state.label_detector = detector
     app.state.label_tileset = tileset
     store = LabelStore(folder, photo_detector=lambda data: _detect_from_thread(app, data))
@@ -48,8 +49,8 @@ async def detect_photo(app: FastAPI, data: bytes) -> dict:
     async with pool.admission():
         if stand_in is not None:  # tests: the pool runs in threads
             return await pool.execute(_detect_with, stand_in, data, app.state.settings.max_pixels)
-        try:
-            result: dict = await app.state.inference.detect_in(pool, data)
+        try:  # with the labelling tile set: pre-labels read as the player's set draws its tiles
+            result: dict = await app.state.inference.detect_in(pool, data, getattr(app.state, "label_tileset", None))
         except ApiError as exc:
             if exc.code == "model_not_found":
                 raise DetectorUnavailable(exc.message) from None
@@ -71,6 +72,15 @@ def _detect_here(app: FastAPI, data: bytes) -> dict:
         detector = app_detector(app)
     except Exception as exc:  # no model in models/ yet, a broken model file ...
         raise DetectorUnavailable(str(exc)) from exc
+    name = getattr(app.state, "label_tileset", None)
+    if name is not None and getattr(app.state, "label_detector", None) is None:
+        from api.settings import Settings, data_dir_of
+        from api.tilesets import TilesetProfiles
+        from vision.tileset.reader import with_tileset
+
+        settings = getattr(app.state, "settings", None) or Settings.from_env()
+        profile = TilesetProfiles(data_dir_of(settings)).for_reading(name, detector.classifier)
+        return _detect_with(with_tileset(detector, profile), data)
     return _detect_with(detector, data)
 
 

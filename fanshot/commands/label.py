@@ -34,7 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="pre-label every image that has no label file yet, then exit "
                             "(for other tools: X-AnyLabeling, CVAT; see docs/labelling.md)")
     label.add_argument("--tileset", metavar="NAME",
-                       help="add each tile you correct to your tile set NAME (`fanshot tileset learn`)")
+                       help="pre-label reading with your tile set NAME and add each tile you correct to it "
+                            "(`fanshot tileset learn`)")
     label.set_defaults(func=run_label)
 
 
@@ -58,6 +59,7 @@ def _prelabel(store: LabelStore, args: argparse.Namespace) -> int:
     import time
 
     from api.label.errors import LabelError
+    from fanshot.commands.tileset import reading_detector
     from vision.detector import get_detector
 
     try:
@@ -65,7 +67,7 @@ def _prelabel(store: LabelStore, args: argparse.Namespace) -> int:
     except Exception as exc:  # no model in models/ yet, a broken model file ...
         print(f"fanshot label: the detector is not available: {exc}", file=sys.stderr)
         return 1
-    store.use_detector(detector)
+    store.use_detector(reading_detector(detector, args.tileset, _prelabel_failed))
     todo = [path for path in store.image_paths() if not store.label_path(path).is_file()]
     failed = 0
     started = time.perf_counter()
@@ -83,6 +85,11 @@ def _prelabel(store: LabelStore, args: argparse.Namespace) -> int:
     per_image = f", {1000 * seconds / done:.0f} ms per image" if done else ""
     print(f"pre-labelled {done} of {len(todo)} unlabelled images in {seconds:.1f} s{per_image}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _prelabel_failed(message: str) -> int:
+    print(f"fanshot label: --tileset: {message}", file=sys.stderr)
+    return 2
 
 
 def _export(store: LabelStore, args: argparse.Namespace) -> int:

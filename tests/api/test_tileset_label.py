@@ -1,5 +1,6 @@
-"""The labelling tool started with a tile set (`fanshot label DIR --tileset NAME`): a saved box
-whose tile a person changed adds its crop to the set (api/label/corrections.py)."""
+"""The labelling tool started with a tile set (`fanshot label DIR --tileset NAME`): photos are
+pre-labelled reading with the set, and a saved box whose tile a person changed adds its crop to the
+set (api/label/corrections.py)."""
 from __future__ import annotations
 
 import warnings
@@ -12,6 +13,7 @@ from api.label.corrections import corrected
 from api.label.state import configure_labelling
 from fanshot.cli import main
 from vision.model_spec import DEFAULT_MODEL_DIR
+from vision.tileset.learn import LAYOUT_ORDER
 from vision.tileset.store import ProfileStore
 
 with warnings.catch_warnings():
@@ -19,6 +21,23 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 synth = pytest.importorskip("datasets.synth.generate")
+
+
+@pytest.fixture
+def learnt_folder(tmp_path, monkeypatch):
+    """A labelling folder holding a layout photo of the altered set 7, and the set learnt from it as
+    "mine" in the data directory. (folder, the photo's bytes)."""
+    from vision.detector import get_detector
+    from vision.tileset.learn import learn_layout
+
+    monkeypatch.setenv("FANSHOT_DATA_DIR", str(tmp_path / "data"))
+    example = synth.make_example(910000, 0, [1280], None, synth.OneSet(7, True, 43))
+    ok, jpeg = cv2.imencode(".jpg", cv2.cvtColor(example["image"], cv2.COLOR_RGB2BGR))
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    (folder / "layout.jpg").write_bytes(jpeg.tobytes())
+    ProfileStore(tmp_path / "data").save(learn_layout(get_detector(), jpeg.tobytes(), "mine")[0])
+    return folder, jpeg.tobytes()
 
 
 def test_only_boxes_whose_tile_changed_are_corrections():
@@ -30,25 +49,21 @@ def test_only_boxes_whose_tile_changed_are_corrections():
 
 
 @pytest.mark.skipif(not (DEFAULT_MODEL_DIR / "model.json").is_file(), reason="no trained model")
-def test_a_corrected_tile_is_added_to_the_labelling_tile_set(tmp_path, monkeypatch):
-    from vision.detector import get_detector
-    from vision.tileset.learn import learn_layout
+def test_a_corrected_tile_is_added_to_the_labelling_tile_set(learnt_folder, tmp_path):
+    from vision.detector import detect_photo, get_detector
 
-    monkeypatch.setenv("FANSHOT_DATA_DIR", str(tmp_path / "data"))
-    example = synth.make_example(910000, 0, [1280], None, synth.OneSet(7, True, 43))
-    ok, jpeg = cv2.imencode(".jpg", cv2.cvtColor(example["image"], cv2.COLOR_RGB2BGR))
-    folder = tmp_path / "photos"
-    folder.mkdir()
-    (folder / "layout.jpg").write_bytes(jpeg.tobytes())
+    folder, jpeg = learnt_folder
     store = ProfileStore(tmp_path / "data")
-    store.save(learn_layout(get_detector(), jpeg.tobytes(), "mine")[0])
     assert main(["label", str(folder), "--tileset", "nosuch"]) == 2  # refused before serving
 
     app = labelling_app()
     configure_labelling(app, folder, tileset="mine")
     with TestClient(app) as client:
         boxes = client.get("/api/v1/label/labels", params={"path": "layout.jpg"}).json()["boxes"]
-        assert len(boxes) == 43
+        # pre-labelled reading with the set: its altered faces the shipped classifier alone misreads
+        assert sorted(b["tile"] for b in boxes) == sorted(LAYOUT_ORDER)
+        plain = detect_photo(get_detector(), jpeg)["detections"]
+        assert sorted(d["tile"] for d in plain) != sorted(LAYOUT_ORDER)
         unchanged = client.put("/api/v1/label/labels", params={"path": "layout.jpg"}, json={"boxes": boxes}).json()
         assert "tileset" not in unchanged  # nothing corrected
         changed = [dict(b) for b in boxes]
@@ -57,3 +72,28 @@ def test_a_corrected_tile_is_added_to_the_labelling_tile_set(tmp_path, monkeypat
     assert saved["tileset"] == {"name": "mine", "added": 1, "examples": 44 * 22}
     assert [(s["kind"], s["tiles"]) for s in store.load("mine").summary()["sources"]] == [("layout", 43),
                                                                                            ("correction", 1)]
+
+
+@pytest.mark.skipif(not (DEFAULT_MODEL_DIR / "model.json").is_file(), reason="no trained model")
+def test_the_service_prelabels_with_the_labelling_tile_set(learnt_folder):
+    # `fanshot label DIR --tileset NAME` runs the service's app: its inference pool reads with the set
+    from api.app import create_app
+
+    folder, _ = learnt_folder
+    app = create_app()
+    configure_labelling(app, folder, tileset="mine")
+    with TestClient(app) as client:
+        boxes = client.get("/api/v1/label/labels", params={"path": "layout.jpg"}).json()["boxes"]
+    assert sorted(b["tile"] for b in boxes) == sorted(LAYOUT_ORDER)
+
+
+@pytest.mark.skipif(not (DEFAULT_MODEL_DIR / "model.json").is_file(), reason="no trained model")
+def test_prelabel_reads_with_the_tile_set(learnt_folder, capsys):
+    from api.label.store import LabelStore
+
+    folder, _ = learnt_folder
+    assert main(["label", str(folder), "--prelabel", "--tileset", "nosuch"]) == 2
+    assert "no tile set named 'nosuch'" in capsys.readouterr().err
+    assert main(["label", str(folder), "--prelabel", "--tileset", "mine"]) == 0
+    boxes = LabelStore(folder).load("layout.jpg")["boxes"]  # the label file written
+    assert sorted(b["tile"] for b in boxes) == sorted(LAYOUT_ORDER)
