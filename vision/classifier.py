@@ -79,6 +79,12 @@ def crop_tiles(
     return crops
 
 
+def model_id_of(file: Path) -> str:
+    """Which classifier network the ONNX file `file` holds (TileClassifier.model_id): a tile-set
+    profile is learnt with one (vision.tileset)."""
+    return hashlib.sha256(Path(file).read_bytes()).hexdigest()[:16]
+
+
 def crop_blob(crops: np.ndarray) -> np.ndarray:
     """N x H x W x 3 uint8 crops as the classifier's N x 3 x H x W float input in [0, 1]."""
     return crops.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
@@ -118,7 +124,7 @@ class TileClassifier:
         self.not_a_tile_above = None if above is None else float(above)
         self.session = onnx_session(model_dir / spec["file"], threads)
         # which network this is: a tile-set profile holds the embeddings of one (vision.tileset)
-        self.model_id = hashlib.sha256((model_dir / spec["file"]).read_bytes()).hexdigest()[:16]
+        self.model_id = model_id_of(model_dir / spec["file"])
         self.input_name = self.session.get_inputs()[0].name
         self.output_name = self.session.get_outputs()[0].name
         # a classifier with a `features` output can read with a tile-set profile (vision.tileset)

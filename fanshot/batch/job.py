@@ -2,6 +2,7 @@
 job file that keeps a re-run into the same DST from mixing two kinds of records."""
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -26,7 +27,9 @@ class EngineError(RuntimeError):
 class BatchJob:
     """One photo's work: `kind` (detect and prelabel: vision.detector.detect_photo; analyze:
     vision.analyze.analyze_photo with `rules` and `context`), the model in `model_dir` (None: the
-    shipped one) on `threads` threads, photos over `max_bytes` or `max_pixels` refused."""
+    shipped one) on `threads` threads, photos over `max_bytes` or `max_pixels` refused; with
+    `tileset`, read as that tile set draws its tiles, from its profile file's bytes `profile`
+    (vision.tileset: sent to the workers, which need not share the data directory)."""
 
     kind: str
     dst: str
@@ -37,13 +40,20 @@ class BatchJob:
     threads: int = 1
     max_bytes: int = 20 * 1024 * 1024
     max_pixels: int = 50_000_000
+    tileset: str | None = None
+    profile: bytes = b""
 
     def identity(self) -> dict:
         """What the records depend on: a re-run with another identity would mix results. detect
-        and prelabel read photos alike: their records are one kind (`reader`)."""
+        and prelabel read photos alike: their records are one kind (`reader`). A tile set counts
+        by its name and what its profile held (a digest)."""
         same = asdict(self)
-        for key in ("dst", "threads", "kind"):
+        for key in ("dst", "threads", "kind", "profile"):
             del same[key]
+        if self.tileset is not None:
+            same["tileset"] = f"{self.tileset} {hashlib.sha256(self.profile).hexdigest()[:16]}"
+        else:
+            del same["tileset"]  # the job files of runs without a set stay as they were
         return {"reader": "analyze" if self.kind == "analyze" else "detect", **same}
 
 

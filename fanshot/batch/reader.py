@@ -6,6 +6,7 @@ from pathlib import Path
 
 from fanshot.batch.job import BatchJob
 from fanshot.batch.records import write_record
+from vision.detections import TileDetector
 
 
 class PhotoReader:
@@ -15,7 +16,13 @@ class PhotoReader:
         from vision.detector import get_detector
 
         self.job = job
-        self.detector = get_detector(job.model_dir, threads=job.threads)
+        detector = get_detector(job.model_dir, threads=job.threads)
+        self.detector: TileDetector = detector
+        if job.tileset is not None:
+            from vision.tileset.profile import profile_from_bytes
+            from vision.tileset.reader import with_tileset
+
+            self.detector = with_tileset(detector, profile_from_bytes(job.profile, f"tile set {job.tileset!r}"))
 
     def process(self, file: str) -> bool:
         """Read the photo at `file` and write its record; whether it was read. A photo that cannot

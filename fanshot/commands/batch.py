@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from fanshot.args import positive_int
+from fanshot.commands.tileset import add_tileset_argument, profile_store
 from fanshot.win_conditions import add_context_arguments, context_from_args
 
 HELP = {
@@ -38,6 +39,7 @@ def register(subparsers) -> None:
                             "(HOST:PORT, or auto), that cluster (pip install 'fanshot[ray]')")
         p.add_argument("--model-dir", default=None, help="detector model folder (default: the shipped models/)")
         p.add_argument("--quiet", action="store_true", help="no progress bar")
+        add_tileset_argument(p)
         if kind == "analyze":
             add_context_arguments(p)
             p.add_argument("--rules", default="mcr", help="rule set (see `fanshot score --list-rules`); default mcr")
@@ -53,6 +55,19 @@ def register(subparsers) -> None:
 def _fail(message: str, status: int = 2) -> int:
     print(f"fanshot batch: {message}", file=sys.stderr)
     return status
+
+
+def tileset_profile(name: str, classifier_file: Path) -> bytes:
+    """The bytes of the tile set `name`'s profile file, checked whole and against the classifier in
+    `classifier_file` (the workers read them); ValueError (vision.tileset.profile.ProfileError) says why not."""
+    from vision.classifier import model_id_of
+
+    store = profile_store()
+    profile = store.load(name)
+    if profile.classifier != model_id_of(classifier_file):
+        raise ValueError(f"tile set {name!r} was learnt with another classifier than this model's: "
+                         f"learn it again with `fanshot tileset learn {name} ...`")
+    return store.path(name).read_bytes()
 
 
 def run_batch_command(args: argparse.Namespace) -> int:
@@ -76,9 +91,15 @@ def run_batch_command(args: argparse.Namespace) -> int:
         except HandError as exc:  # a bad flag or an unknown rule set
             return _fail(exc.message)
     try:
-        _, spec = read_model_spec(settings.model_dir)
+        model_dir, spec = read_model_spec(settings.model_dir)
     except ModelNotFoundError as exc:
         return _fail(str(exc))
+    profile = b""
+    if args.tileset is not None:
+        try:
+            profile = tileset_profile(args.tileset, model_dir / spec["classifier"]["file"])
+        except ValueError as exc:
+            return _fail(f"--tileset: {exc}")
     dst = Path(args.out)
     if dst.exists() and not dst.is_dir():
         return _fail(f"--out {dst} is a file: give a folder")
@@ -87,7 +108,7 @@ def run_batch_command(args: argparse.Namespace) -> int:
                    model_dir=str(settings.model_dir) if settings.model_dir else None,
                    rules=rules, context=context, one_set=getattr(args, "one_set", False),
                    threads=threads_per_worker(workers), max_bytes=settings.max_upload_bytes,
-                   max_pixels=settings.max_pixels)
+                   max_pixels=settings.max_pixels, tileset=args.tileset, profile=profile)
     document_root = getattr(args, "document_root", None)
     try:
         report = run_batch(job, args.src, args.format, Engine(workers, args.ray), model_version=model_version(spec),

@@ -57,7 +57,7 @@ def reading_detector(detector, name: str | None, fail: Callable[[str], int]):
     from vision.tileset.reader import with_tileset
 
     try:
-        profile = _store().load(name)
+        profile = profile_store().load(name)
     except ProfileError as exc:
         raise SystemExit(fail(str(exc))) from None
     classifier = detector.classifier
@@ -67,7 +67,7 @@ def reading_detector(detector, name: str | None, fail: Callable[[str], int]):
     return with_tileset(detector, profile)
 
 
-def _store():
+def profile_store():
     from api.settings import data_dir_of, settings_for_command
     from vision.tileset.store import ProfileStore
 
@@ -126,7 +126,7 @@ def _learn(args) -> int:
     try:
         check_name(args.name)
         detector = get_detector(args.model_dir)
-        store = _store()
+        store = profile_store()
         t0 = time.perf_counter()
         if args.layout:
             profile = _learn_layout(args, detector)
@@ -181,7 +181,7 @@ def _show(args) -> int:
     from vision.tileset.profile import ProfileError
 
     try:
-        info = _store().load(args.name).summary()
+        info = profile_store().load(args.name).summary()
     except ProfileError as exc:
         return _fail(str(exc))
     if args.json:
@@ -199,7 +199,7 @@ def _show(args) -> int:
 def _list(args) -> int:
     from vision.tileset.profile import ProfileError
 
-    store = _store()
+    store = profile_store()
     for name in store.names():
         try:
             profile = store.load(name)
@@ -215,7 +215,7 @@ def _forget(args) -> int:
     from vision.tileset.profile import ProfileError
 
     try:
-        gone = _store().forget(args.name)
+        gone = profile_store().forget(args.name)
     except ProfileError as exc:
         return _fail(str(exc))
     if not gone:
