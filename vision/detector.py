@@ -28,7 +28,15 @@ from vision.detections import Detection, Detections, TileDetector
 from vision.finder import TileFinder
 from vision.model_spec import DEFAULT_MODEL_DIR, DEFAULT_THREADS, MODEL_JSON, read_model_spec
 from vision.photo import DETECT_MAX_SIDE, Photo, read_photo
-from vision.set_rescue import FIRM_FIND, FIRM_NOT_TILE, FIRM_SIMILAR, RESCUE_FLOOR, RESCUE_SIMILAR, rescued, shows_the_set
+from vision.set_rescue import (
+    FIRM_FIND,
+    FIRM_NOT_TILE,
+    FIRM_SIMILAR,
+    RESCUE_FLOOR,
+    RESCUE_SIMILAR,
+    rescued,
+    shows_the_set,
+)
 from vision.set_search import SEARCH_SCORE, SEARCH_SIMILAR, Name, gap_boxes, search_gaps, worth_naming
 
 # A box whose longer side is under this share of the median tile's (of 5 or more tiles kept) is no
@@ -195,7 +203,7 @@ def _chosen(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, tiles: int, no
     is the same tile as a better one goes (suppress_duplicates); the weak boxes rank after every kept
     tile, and one that is the same tile as a kept one or a better weak one goes. `doubted_above`: a
     box whose "not a tile" is under it (the classifier's doubt), a tile or weak, counts as a weak box
-    ranked after the others (the rescue's firm plain faces)."""
+    ranked after the others (vision.set_rescue's firm plain faces)."""
     is_tile, _, _, scores = _named(raw, find, not_a_tile_above)
     found = np.flatnonzero(is_tile[:tiles])
     kept = found[suppress_duplicates(boxes[found], scores[found])]

@@ -8,11 +8,11 @@ The rule, chosen by measurement on the altered synthetic sets: the box's crop is
 RESCUE_SIMILAR alike to one of the set's examples, and the reading the blend gives it is that
 example's class; a plain face (a blank white dragon, a face-down tile: alike most plain patches,
 the table's included) must also sit in a row of found tiles, beside one of them at the tile pitch
-(`beside_a_tile`; a plain face so kept counts as a tile of the row). A plain face in a row the finder
-is fairly sure of (FIRM_FIND) and the classifier, were it a tile, reads firmly as the set's class
-(FIRM_READ) needs less of both others (`firm_plain_face`): the set's examples FIRM_SIMILAR alike, and
-the classifier may call it no tile narrowly (under FIRM_NOT_TILE: a face-down tile's plain back is
-alike a patch of table to it). Pure numpy over the boxes: the detector calls `rescued`.
+(`beside_a_tile`; a plain face so kept counts as a tile of the row). A box the finder is fairly sure
+of (FIRM_FIND) and the classifier, were it a tile, reads firmly as the set's class (FIRM_READ) needs
+the set's examples less alike (FIRM_SIMILAR), and a plain face so firm may be one the classifier
+narrowly calls no tile (under FIRM_NOT_TILE: a face-down tile's plain back is alike a patch of table
+to it) when the finder is surer of it (DOUBTED_FIND) (`firm_face`). Pure numpy over the boxes: the detector calls `rescued`.
 """
 from __future__ import annotations
 
@@ -36,14 +36,15 @@ MAX_COVERED = 0.25
 ROW_OVERLAP = 0.6
 ROW_GAP = 1.0
 ROW_HEIGHT = (0.85, 1.18)
-# a firm plain face, measured on the face-down tiles the altered sets 7, 8 and 11 missed (docs/tilesets.md):
-# the weak boxes on those tiles had finder scores 0.25-0.76 and were read BACK at 0.87-0.94, the
+# a firm face, measured on the tiles the altered sets 7, 8 and 11 missed (docs/tilesets.md): the weak
+# boxes on them had finder scores 0.19-0.76 and were read as the set's class at 0.87-0.97; of the
 # false boxes that pass the other gates (a patch of table between two melds, a sliver of a tile cut
-# by the photo's edge) 0.14 at most, or 0.50
-FIRM_FIND = 0.2          # the least finder score (vision.analyze's weak floor: such boxes are named at once)
+# by the photo's edge), those the classifier calls no tile had finder scores 0.14 at most
+FIRM_FIND = 0.15         # the least finder score
+DOUBTED_FIND = 0.2       # ... for a plain face the classifier calls no tile (vision.analyze's weak floor)
 FIRM_READ = 0.8          # the least probability of the set's class among the 43
 FIRM_SIMILAR = 0.6       # the least similarity to the set's examples (where the blend's gate starts)
-FIRM_NOT_TILE = 0.6      # the classifier's "not a tile" stays under this
+FIRM_NOT_TILE = 0.6      # a plain face's "not a tile" under this: the classifier's doubt, not its no
 
 
 def beside_a_tile(box: np.ndarray, tiles: np.ndarray) -> bool:
@@ -73,16 +74,19 @@ def covered(box: np.ndarray, tiles: np.ndarray) -> float:
     return float(intersections(tiles, box).sum()) / area if len(tiles) else 0.0
 
 
-def firm_plain_face(find_scores: np.ndarray, similarity: np.ndarray, set_tile: np.ndarray, probs: np.ndarray
-                    ) -> np.ndarray:
-    """Which boxes are plain faces the finder and the classifier are firm about (FIRM_FIND, FIRM_READ
-    of the set's class `set_tile`, "not a tile" under FIRM_NOT_TILE) and the set knows at least
-    FIRM_SIMILAR (`probs` as `rescued`'s). A mask (N,); the row rule is `rescued`'s."""
+def firm_face(find_scores: np.ndarray, similarity: np.ndarray, set_tile: np.ndarray, probs: np.ndarray,
+              doubted: np.ndarray) -> np.ndarray:
+    """Which boxes the finder and the classifier are firm about (FIRM_FIND; FIRM_READ of the set's
+    class `set_tile`) and the set knows at least FIRM_SIMILAR (`probs` as `rescued`'s); a box the
+    classifier calls no tile (`doubted`) only when a plain face it narrowly doubts (under
+    FIRM_NOT_TILE) the finder is surer of (DOUBTED_FIND). A mask (N,); the row rule is `rescued`'s."""
     read = probs[:, :NOT_A_TILE]
     share = read.max(axis=1) / read.sum(axis=1).clip(1e-9)
     not_tile = probs[:, NOT_A_TILE] if probs.shape[1] > NOT_A_TILE else np.zeros(len(probs))
-    return (np.isin(set_tile, PLAIN_FACES) & (set_tile == read.argmax(axis=1)) & (find_scores >= FIRM_FIND)
-            & (share >= FIRM_READ) & (similarity >= FIRM_SIMILAR) & (not_tile < FIRM_NOT_TILE))
+    firm = (set_tile == read.argmax(axis=1)) & (find_scores >= FIRM_FIND) & (share >= FIRM_READ)
+    firm &= similarity >= FIRM_SIMILAR
+    doubt = np.isin(set_tile, PLAIN_FACES) & (not_tile < FIRM_NOT_TILE) & (find_scores >= DOUBTED_FIND)
+    return firm & (~doubted | doubt)
 
 
 def rescued(boxes: np.ndarray, find_scores: np.ndarray, similarity: np.ndarray, set_tile: np.ndarray,
@@ -94,7 +98,7 @@ def rescued(boxes: np.ndarray, find_scores: np.ndarray, similarity: np.ndarray, 
     the plain faces' row rule and their similarity to the set (`tiles_similarity`, M: none is kept
     when the photo does not show the set, PHOTO_OF_SET). A box whose "not a tile" is
     `not_a_tile_above` or more (the classifier calls it no tile) may be kept only as a firm plain
-    face (`firm_plain_face`). A boolean mask (N,)."""
+    face (`firm_face`). A boolean mask (N,)."""
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
     if not shows_the_set(tiles_similarity):
         return np.zeros(len(boxes), bool)
@@ -104,7 +108,7 @@ def rescued(boxes: np.ndarray, find_scores: np.ndarray, similarity: np.ndarray, 
     if not_a_tile_above is not None and probs.shape[1] > NOT_A_TILE:
         doubted = probs[:, NOT_A_TILE] >= not_a_tile_above
     sure = (find_scores >= RESCUE_FLOOR) & (similarity >= RESCUE_SIMILAR) & (set_tile == probs[:, :NOT_A_TILE].argmax(axis=1))
-    sure = (sure & ~doubted) | firm_plain_face(find_scores, similarity, set_tile, probs)
+    sure = (sure & ~doubted) | firm_face(find_scores, similarity, set_tile, probs, doubted)
     sure &= np.array([covered(box, tiles) <= MAX_COVERED for box in boxes], bool)
     plain = sure & np.isin(set_tile, PLAIN_FACES)
     sure &= ~plain
