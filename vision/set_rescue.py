@@ -100,7 +100,7 @@ def rescued(boxes: np.ndarray, find_scores: np.ndarray, similarity: np.ndarray, 
     `not_a_tile_above` or more (the classifier calls it no tile) may be kept only as a firm plain
     face (`firm_face`). A boolean mask (N,)."""
     boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
-    if not shows_the_set(tiles_similarity):
+    if not len(boxes) or not shows_the_set(tiles_similarity):
         return np.zeros(len(boxes), bool)
     tiles = np.asarray(tiles, np.float32).reshape(-1, 4)
     probs = np.asarray(probs, np.float32).reshape(len(boxes), -1)

@@ -108,6 +108,8 @@ def test_a_firm_face_with_a_drawing_needs_the_set_less_alike_but_no_doubt():
                                                    (0.7, 0.9, 0.95, 0.55, False)]:
         assert rescued(alone, np.array([find]), np.array([similarity]), np.array([W1]), reading(W1, share, not_tile),
                        ROW, SET_PHOTO, NOT_A_TILE_ABOVE).tolist() == [kept], (find, similarity, share, not_tile)
+    assert rescued(alone[:0], np.zeros(0), np.zeros(0), np.zeros(0, np.int64), reading(np.zeros(0, np.int64)), ROW,
+                   SET_PHOTO, NOT_A_TILE_ABOVE).tolist() == []
 
 
 def test_boxes_the_classifier_narrowly_calls_no_tile_wait_for_the_rescue_after_the_others():
