@@ -28,7 +28,15 @@ from vision.detections import Detection, Detections, TileDetector
 from vision.finder import TileFinder
 from vision.model_spec import DEFAULT_MODEL_DIR, DEFAULT_THREADS, MODEL_JSON, read_model_spec
 from vision.photo import DETECT_MAX_SIDE, Photo, read_photo
-from vision.set_rescue import RESCUE_FLOOR, RESCUE_SIMILAR, rescued, shows_the_set
+from vision.set_rescue import (
+    FIRM_FIND,
+    FIRM_NOT_TILE,
+    FIRM_SIMILAR,
+    RESCUE_FLOOR,
+    RESCUE_SIMILAR,
+    rescued,
+    shows_the_set,
+)
 from vision.set_search import SEARCH_SCORE, SEARCH_SIMILAR, Name, gap_boxes, search_gaps, worth_naming
 
 # A box whose longer side is under this share of the median tile's (of 5 or more tiles kept) is no
@@ -188,19 +196,23 @@ def _named(raw: np.ndarray, find: np.ndarray, not_a_tile_above: float | None
     return is_tile, probs, class_ids, find * probs[np.arange(len(class_ids)), class_ids]
 
 
-def _chosen(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, tiles: int, not_a_tile_above: float | None
-            ) -> tuple[np.ndarray, list[int]]:
+def _chosen(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, tiles: int, not_a_tile_above: float | None,
+            doubted_above: float | None = None) -> tuple[np.ndarray, list[int]]:
     """Of `boxes` (the finder's first `tiles` at its threshold, then weak ones), the tiles kept and
     the weak boxes kept (indices): boxes the classifier finds no tile in go; of the tiles, a box that
     is the same tile as a better one goes (suppress_duplicates); the weak boxes rank after every kept
-    tile, and one that is the same tile as a kept one or a better weak one goes."""
+    tile, and one that is the same tile as a kept one or a better weak one goes. `doubted_above`: a
+    box whose "not a tile" is under it (the classifier's doubt), a tile or weak, counts as a weak box
+    ranked after the others (vision.set_rescue's firm plain faces)."""
     is_tile, _, _, scores = _named(raw, find, not_a_tile_above)
     found = np.flatnonzero(is_tile[:tiles])
     kept = found[suppress_duplicates(boxes[found], scores[found])]
     weak_tiles = tiles + np.flatnonzero(is_tile[tiles:])
+    if doubted_above is not None and not_a_tile_above is not None:
+        weak_tiles = np.union1d(weak_tiles, np.flatnonzero(~is_tile & (raw[:, NOT_A_TILE] < doubted_above)))
     kept = _tile_sized(boxes, kept)
     weak_tiles = _tile_sized(boxes, weak_tiles, of=kept)
-    rank = np.concatenate([np.full(len(kept), 2.0), scores[weak_tiles]])
+    rank = np.concatenate([np.full(len(kept), 2.0), scores[weak_tiles] - ~is_tile[weak_tiles]])
     order = np.concatenate([kept, weak_tiles]).astype(np.int64)
     return kept, [int(order[j]) for j in suppress_duplicates(boxes[order], rank) if j >= len(kept)]
 
@@ -223,21 +235,21 @@ def _reach(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, match: SetMatch
     every_place = places
     if len(later) + len(places):  # named in full (with the classifier's extra views) only when alike enough
         alike = likeness(np.concatenate([later, places]))
-        like = alike[:len(later)] >= RESCUE_SIMILAR
+        like = alike[:len(later)] >= np.where(later_find >= FIRM_FIND, FIRM_SIMILAR, RESCUE_SIMILAR)
         later, later_find, places = later[like], later_find[like], places[alike[len(later):] >= SEARCH_SIMILAR]
     looked_at = np.concatenate([later, places])
     named, named_match = name(looked_at) if len(looked_at) else (raw[:0], SetMatch(match.similarity[:0], match.tile[:0]))
     n = len(later)
     boxes, find, raw = np.concatenate([boxes, later]), np.concatenate([find, later_find]), np.concatenate([raw, named[:n]])
     match = _joined(match, SetMatch(named_match.similarity[:n], named_match.tile[:n]))
-    kept, weak = _chosen(boxes, find, raw, tiles, not_a_tile_above)
+    kept, weak = _chosen(boxes, find, raw, tiles, not_a_tile_above, doubted_above=FIRM_NOT_TILE)
     if weak:  # weak boxes the tile set vouches for are tiles
         chosen = np.array(weak, np.int64)
-        class_ids = _named(raw, find, not_a_tile_above)[2]
         vouched = rescued(boxes[chosen], find[chosen], match.similarity[chosen], match.tile[chosen],
-                          class_ids[chosen], boxes[kept], match.similarity[kept])
+                          raw[chosen], boxes[kept], match.similarity[kept], not_a_tile_above)
         kept = np.concatenate([kept, chosen[vouched]]).astype(np.int64)
-        weak = [int(i) for i in chosen[~vouched] if weak_floor is not None and find[i] >= weak_floor]
+        is_tile = _named(raw, find, not_a_tile_above)[0]
+        weak = [int(i) for i in chosen[~vouched] if weak_floor is not None and find[i] >= weak_floor and is_tile[i]]
     found, found_raw, found_match = search_gaps(
         places, named[n:], SetMatch(named_match.similarity[n:], named_match.tile[n:]), boxes[tiles_found],
         boxes[np.setdiff1d(kept, tiles_found)], np.concatenate([boxes, every_place]), width, height, name)

@@ -6,12 +6,36 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.classes import CLASSES
-from vision.set_rescue import PHOTO_OF_SET, RESCUE_FLOOR, RESCUE_SIMILAR, beside_a_tile, rescued
+from vision.classes import CLASSES, NOT_A_TILE
+from vision.set_rescue import (
+    DOUBTED_FIND,
+    FIRM_FIND,
+    FIRM_NOT_TILE,
+    FIRM_READ,
+    FIRM_SIMILAR,
+    PHOTO_OF_SET,
+    RESCUE_FLOOR,
+    RESCUE_SIMILAR,
+    beside_a_tile,
+    rescued,
+)
 
 J3, BACK, W1 = CLASSES.index("J3"), CLASSES.index("BACK"), CLASSES.index("W1")
 ROW = np.array([[0, 0, 30, 40], [31, 0, 61, 40], [62, 1, 92, 41]], np.float32)  # three tiles side by side
 SET_PHOTO = np.array([PHOTO_OF_SET, 0.9, 0.8])  # the row's tiles' similarity to the set: a photo of it
+NOT_A_TILE_ABOVE = 0.5  # the shipped classifier's (models/model.json)
+
+
+def reading(read_tile, share: float = 0.9, not_tile=0.0) -> np.ndarray:
+    """Probabilities (N, 44) reading each box as `read_tile` with `share` of the 43 classes' mass,
+    and "not a tile" `not_tile`."""
+    read_tile = np.atleast_1d(read_tile)
+    probs = np.zeros((len(read_tile), NOT_A_TILE + 1), np.float32)
+    probs[:, :NOT_A_TILE] = (1 - share) / (NOT_A_TILE - 1)
+    probs[np.arange(len(read_tile)), read_tile] = share
+    probs[:, :NOT_A_TILE] *= (1 - np.broadcast_to(np.asarray(not_tile, np.float32), len(read_tile)))[:, None]
+    probs[:, NOT_A_TILE] = not_tile
+    return probs
 
 
 def test_a_box_beside_a_tile_of_a_row_is_in_the_row():
@@ -30,23 +54,79 @@ def test_only_boxes_the_set_recognises_as_what_they_are_read_are_rescued():
     similarity = np.array([0.9, RESCUE_SIMILAR - 0.01, 0.9, 0.9, 0.9, 0.9, 0.9], np.float32)
     set_tile = np.array([W1, W1, W1, W1, J3, W1, BACK])
     read_tile = np.array([W1, W1, J3, W1, J3, W1, BACK])
-    kept = rescued(boxes, find, similarity, set_tile, read_tile, ROW, SET_PHOTO)
+    kept = rescued(boxes, find, similarity, set_tile, reading(read_tile), ROW, SET_PHOTO)
     # alike and agreeing: kept; too unlike, read otherwise, too weak: not; a plain face beside the
     # row: kept; a face with a drawing away from the row: kept; a plain face away from it: not
     assert kept.tolist() == [True, False, False, False, True, True, False]
     # a box across two found tiles (half a tile along the row) is none
     across = np.array([[15, 0, 45, 40]], np.float32)
-    assert not rescued(across, find[:1], similarity[:1], set_tile[:1], read_tile[:1], ROW, SET_PHOTO).any()
+    assert not rescued(across, find[:1], similarity[:1], set_tile[:1], reading(read_tile[:1]), ROW, SET_PHOTO).any()
     # a photo whose tiles are unlike the set's shows another set: nothing is kept
-    assert not rescued(boxes, find, similarity, set_tile, read_tile, ROW, SET_PHOTO - 0.1).any()
+    assert not rescued(boxes, find, similarity, set_tile, reading(read_tile), ROW, SET_PHOTO - 0.1).any()
 
 
 def test_plain_faces_side_by_side_are_kept_along_the_row():
     # three blank dragons after the row, each beside the one before: all kept, in any order
     pung = np.array([[155, 0, 185, 40], [93, 0, 123, 40], [124, 0, 154, 40]], np.float32)
     ones = np.ones(3, np.float32)
-    assert rescued(pung, ones / 10, ones * 0.9, np.full(3, J3), np.full(3, J3), ROW, SET_PHOTO).all()
-    assert not rescued(pung[:1], ones[:1] / 10, ones[:1] * 0.9, np.full(1, J3), np.full(1, J3), ROW, SET_PHOTO).any()
+    assert rescued(pung, ones / 10, ones * 0.9, np.full(3, J3), reading(np.full(3, J3)), ROW, SET_PHOTO).all()
+    assert not rescued(pung[:1], ones[:1] / 10, ones[:1] * 0.9, np.full(1, J3), reading(np.full(1, J3)), ROW,
+                       SET_PHOTO).any()
+
+
+def test_a_firm_face_down_tile_in_a_row_is_kept_though_the_set_or_the_classifier_doubts_it():
+    """A face-down tile beside the row the finder is fairly sure of and the classifier reads firmly
+    as a back: kept though the set's examples are less alike than RESCUE_SIMILAR (set 7's back in
+    another light), or though the classifier narrowly calls it no tile when the finder is surer (set
+    8's yellow back, alike the table to it); not when the finder or the classifier's reading is
+    unsure (a patch of table between two melds), the classifier is surer it is no tile, or it lies
+    away from a row."""
+    after = np.array([93, 0, 123, 40], np.float32)
+    cases = [  # finder, similarity, share read BACK, not a tile, where -> kept
+        (0.34, 0.63, 0.93, 0.02, after, True),                            # the set less alike
+        (FIRM_FIND, 0.63, 0.93, 0.02, after, True),
+        (0.25, 0.74, 0.87, 0.57, after, True),                            # no tile, narrowly
+        (DOUBTED_FIND - 0.01, 0.71, 0.90, 0.57, after, False),            # ... the finder not sure enough
+        (FIRM_FIND - 0.01, 0.63, 0.93, 0.02, after, False),               # the finder unsure
+        (0.66, 0.77, FIRM_READ - 0.3, 0.58, after, False),                # the reading unsure
+        (0.34, FIRM_SIMILAR - 0.01, 0.93, 0.02, after, False),            # unlike the set
+        (0.76, 0.82, 0.87, FIRM_NOT_TILE + 0.01, after, False),           # surer it is no tile
+        (0.34, 0.63, 0.93, 0.02, after + [0, 100, 0, 100], False),        # away from the row
+    ]
+    for find, similarity, share, not_tile, box, kept in cases:
+        assert rescued(box[None], np.array([find]), np.array([similarity]), np.array([BACK]),
+                       reading(BACK, share, not_tile), ROW, SET_PHOTO, NOT_A_TILE_ABOVE).tolist() == [kept], (find, similarity)
+
+
+def test_a_firm_face_with_a_drawing_needs_the_set_less_alike_but_no_doubt():
+    """A face the finder is fairly sure of and the classifier reads firmly as the set's class is
+    kept the set's examples FIRM_SIMILAR alike, away from any row (set 8's 四条 alone, finder 0.19,
+    0.66 alike); not the same face the classifier calls no tile however alike."""
+    alone = np.array([[300, 200, 330, 240]], np.float32)
+    for find, similarity, share, not_tile, kept in [(0.19, 0.66, 0.97, 0.0, True), (0.19, 0.66, FIRM_READ - 0.1, 0.0, False),
+                                                   (0.19, FIRM_SIMILAR - 0.01, 0.97, 0.0, False),
+                                                   (0.7, 0.9, 0.95, 0.55, False)]:
+        assert rescued(alone, np.array([find]), np.array([similarity]), np.array([W1]), reading(W1, share, not_tile),
+                       ROW, SET_PHOTO, NOT_A_TILE_ABOVE).tolist() == [kept], (find, similarity, share, not_tile)
+    assert rescued(alone[:0], np.zeros(0), np.zeros(0), np.zeros(0, np.int64), reading(np.zeros(0, np.int64)), ROW,
+                   SET_PHOTO, NOT_A_TILE_ABOVE).tolist() == []
+
+
+def test_boxes_the_classifier_narrowly_calls_no_tile_wait_for_the_rescue_after_the_others():
+    from vision.detector import _chosen
+    from vision.set_rescue import FIRM_NOT_TILE
+
+    # the finder's first 4 at its threshold, the last of them (x 200) narrowly no tile to the
+    # classifier; then a weak tile, a weak box on it the classifier narrowly calls no tile, and one surer no tile
+    boxes = np.concatenate([ROW, [[200, 0, 230, 40], [93, 0, 123, 40], [94, 0, 124, 40], [300, 0, 330, 40]]])
+    find = np.array([0.9, 0.9, 0.9, 0.8, 0.2, 0.3, 0.3], np.float32)
+    raw = reading(np.array([W1, W1, W1, BACK, BACK, BACK, BACK]), 0.9, np.array([0, 0, 0, 0.55, 0.2, 0.55, 0.7]))
+    kept, weak = _chosen(boxes, find, raw, 4, NOT_A_TILE_ABOVE)
+    assert kept.tolist() == [0, 1, 2] and weak == [4]
+    # with the doubted (under FIRM_NOT_TILE): the finder's tile, after the weak one, and not the box
+    # on the weak one's tile though the finder scored it higher
+    kept, weak = _chosen(boxes, find, raw, 4, NOT_A_TILE_ABOVE, doubted_above=FIRM_NOT_TILE)
+    assert kept.tolist() == [0, 1, 2] and weak == [4, 3]
 
 
 def _detector():
