@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import warnings
 
-import cv2
 import pytest
 from label_app import labelling_app
+from tileset_photos import learnt_layout_folder
 
 from api.label.corrections import corrected
 from api.label.state import configure_labelling
@@ -27,17 +27,7 @@ synth = pytest.importorskip("datasets.synth.generate")
 def learnt_folder(tmp_path, monkeypatch):
     """A labelling folder holding a layout photo of the altered set 7, and the set learnt from it as
     "mine" in the data directory. (folder, the photo's bytes)."""
-    from vision.detector import get_detector
-    from vision.tileset.learn import learn_layout
-
-    monkeypatch.setenv("FANSHOT_DATA_DIR", str(tmp_path / "data"))
-    example = synth.make_example(910000, 0, [1280], None, synth.OneSet(7, True, 43))
-    ok, jpeg = cv2.imencode(".jpg", cv2.cvtColor(example["image"], cv2.COLOR_RGB2BGR))
-    folder = tmp_path / "photos"
-    folder.mkdir()
-    (folder / "layout.jpg").write_bytes(jpeg.tobytes())
-    ProfileStore(tmp_path / "data").save(learn_layout(get_detector(), jpeg.tobytes(), "mine")[0])
-    return folder, jpeg.tobytes()
+    return learnt_layout_folder(tmp_path, monkeypatch)
 
 
 def test_only_boxes_whose_tile_changed_are_corrections():

@@ -3,9 +3,9 @@ bytes go to the workers with the job); a set that cannot be read is a message; a
 output with another set is refused, not mixed."""
 from __future__ import annotations
 
-import cv2
 import pytest
 from batch_photos import batch
+from tileset_photos import learnt_layout_folder
 
 from datasets import formats
 from vision.model_spec import DEFAULT_MODEL_DIR
@@ -16,21 +16,8 @@ pytestmark = pytest.mark.skipif(not (DEFAULT_MODEL_DIR / "model.json").is_file()
 
 @pytest.fixture
 def layout_folder(tmp_path, monkeypatch):
-    """A folder with a layout photo of the altered set 7, and the set learnt from it as "mine"."""
-    from vision.detector import get_detector
-    from vision.tileset.learn import learn_layout
-    from vision.tileset.store import ProfileStore
-
-    monkeypatch.setenv("FANSHOT_DATA_DIR", str(tmp_path / "data"))
-    example = synth.make_example(910000, 0, [1280], None, synth.OneSet(7, True, 43))
-    ok, jpeg = cv2.imencode(".jpg", cv2.cvtColor(example["image"], cv2.COLOR_RGB2BGR))
-    folder = tmp_path / "photos"
-    folder.mkdir()
-    (folder / "layout.jpg").write_bytes(jpeg.tobytes())
-    store = ProfileStore(tmp_path / "data")
-    store.save(learn_layout(get_detector(), jpeg.tobytes(), "mine")[0])
-    store.save(learn_layout(get_detector(), jpeg.tobytes(), "other")[0])
-    return folder
+    """A folder with a layout photo of the altered set 7, and the set learnt from it as "mine" and "other"."""
+    return learnt_layout_folder(tmp_path, monkeypatch, ("mine", "other"))[0]
 
 
 def _tiles(dst) -> list[str]:
