@@ -36,6 +36,11 @@ class SetMatch:
     tile: np.ndarray
 
 
+# The features of some crops (indices) turned upside down and, when asked (True), of their ink views
+# (`ink_view`), from one classifier run: what a tile set's reading compares again for a crop it is unsure of
+OtherViews = Callable[[np.ndarray, bool], tuple[np.ndarray, np.ndarray | None]]
+
+
 class SetLook(Protocol):
     """How one tile set looks (vision.tileset.profile.TilesetProfile): learnt with the classifier
     `classifier` (TileClassifier.model_id), it blends the classifier's probabilities of crops with
@@ -48,7 +53,13 @@ class SetLook(Protocol):
     def classifier(self) -> str: ...
 
     def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray,
-              upside_down: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[np.ndarray, SetMatch]: ...
+              other_views: OtherViews | None = None) -> tuple[np.ndarray, SetMatch]: ...
+
+
+def ink_view(blob: np.ndarray) -> np.ndarray:
+    """N x 3 x H x W crops (`crop_blob`) with each pixel's darkest channel in all three: ink of any
+    colour drawn dark, as most sets draw it (a set may draw its winds in red, its 發 in blue)."""
+    return np.repeat(blob.min(axis=1, keepdims=True), 3, axis=1)
 
 
 def crop_tiles(
@@ -171,10 +182,14 @@ class TileClassifier:
         if profile is not None and features is not None:
             crops = np.concatenate(blobs) if len(blobs) > 1 else blob
 
-            def upside_down(picked: np.ndarray) -> np.ndarray:  # the features of crops turned half a turn
-                return self.embed(np.ascontiguousarray(np.flip(crops[picked], (2, 3))))
+            def other_views(picked: np.ndarray, ink: bool) -> tuple[np.ndarray, np.ndarray | None]:
+                turned = np.flip(crops[picked], (2, 3))
+                if not ink:
+                    return self.embed(np.ascontiguousarray(turned)), None
+                both = self.embed(np.concatenate([turned, ink_view(crops[picked])]))
+                return both[:len(picked)], both[len(picked):]
 
-            return profile.blend(probs, np.concatenate(features), rows, upside_down)
+            return profile.blend(probs, np.concatenate(features), rows, other_views)
         return probs, None
 
     def embed(self, blob: np.ndarray) -> np.ndarray:

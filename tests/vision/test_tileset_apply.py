@@ -1,10 +1,12 @@
 """Reading with a tile-set profile (vision.tileset.apply) on made-up embeddings: a photo that shows
 the set lets its less alike boxes count the set's reading, a photo of another set does not; in a
-photo of the set, a crop the set reads unsure is read both ways up, and only such crops are."""
+photo of the set, a crop the set reads unsure is read both ways up, and only such crops are, and
+its ink view names the class where it tells the set's classes apart."""
 from __future__ import annotations
 
 import numpy as np
 
+from vision.classifier import ink_view
 from vision.tileset.apply import apply_profile, both_ways_similarity
 
 DIM = 16
@@ -55,13 +57,13 @@ def test_an_unsure_crop_is_read_both_ways_up():
     turned = {0: UPSIDE[1], 1: UPSIDE[1], 2: UPSIDE[2], 3: UPSIDE[0]}
     asked: list[list[int]] = []
 
-    def upside_down(picked: np.ndarray) -> np.ndarray:
+    def upside_down(picked: np.ndarray, ink: bool) -> tuple[np.ndarray, None]:
         asked.append(picked.tolist())
-        return np.stack([turned[int(i)] for i in picked])
+        return np.stack([turned[int(i)] for i in picked]), None
 
     probs = _probs([0, 1, 2, 0], sure=0.6)
     plain, _, _ = apply_profile(probs, features, np.arange(4), EXAMPLES, LABELS)
-    both, best, nearest = apply_profile(probs, features, np.arange(4), EXAMPLES, LABELS, upside_down=upside_down)
+    both, best, nearest = apply_profile(probs, features, np.arange(4), EXAMPLES, LABELS, other_views=upside_down)
     assert plain[0, :43].argmax() == 0 and both[0, :43].argmax() == 1
     assert asked == [[0]]  # the sure crops the set reads as the classifier does are not read again
     assert nearest[0] == 0 and np.isclose(best[0], unsure @ UPRIGHT[0])  # the plain crop's, as the finder's rescue reads it
@@ -76,13 +78,13 @@ def test_a_photo_of_another_set_is_not_read_both_ways_up():
     features = np.stack([unsure, *[_alike(UPRIGHT[k % 3], 0.3) for k in range(1, 6)]])
     asked: list[list[int]] = []
 
-    def upside_down(picked: np.ndarray) -> np.ndarray:
+    def upside_down(picked: np.ndarray, ink: bool) -> tuple[np.ndarray, None]:
         asked.append(picked.tolist())
-        return np.stack([UPSIDE[1]] * len(picked))
+        return np.stack([UPSIDE[1]] * len(picked)), None
 
     probs = _probs([0, 1, 2, 0, 1, 2], sure=0.6)
     plain, _, _ = apply_profile(probs, features, np.arange(6), EXAMPLES, LABELS)
-    both, _, _ = apply_profile(probs, features, np.arange(6), EXAMPLES, LABELS, upside_down=upside_down)
+    both, _, _ = apply_profile(probs, features, np.arange(6), EXAMPLES, LABELS, other_views=upside_down)
     assert asked == [] and np.array_equal(both, plain)
 
 
@@ -94,3 +96,37 @@ def test_both_ways_takes_the_better_way_and_refuses_examples_not_in_pairs():
     assert np.allclose(turned, [[0, 0, 1]])
     assert both_ways_similarity(up, down, EXAMPLES[:5], LABELS[:5]) is None
     assert both_ways_similarity(up, down, EXAMPLES, np.array([0, 1, 1, 0, 2, 2])) is None
+
+
+def test_an_unsure_crop_is_named_by_its_ink_view_where_that_tells_the_classes_apart():
+    # box 0 is as alike the set's W1 as its W2 in colour, both ways up; its ink view is W2's ink
+    # view (INK: the examples' ink views, W1 / W2 / W3 drawn apart in ink as in colour)
+    unsure = 0.75 * UPRIGHT[0] + 0.66 * UPRIGHT[1]
+    unsure /= np.linalg.norm(unsure)
+    turned_unsure = 0.75 * UPSIDE[0] + 0.66 * UPSIDE[1]
+    turned_unsure /= np.linalg.norm(turned_unsure)
+    ink = np.roll(EXAMPLES, 6, axis=1)  # the same pairs, in other dimensions
+    features = np.stack([unsure, *[_alike(UPRIGHT[k % 3], 0.9) for k in range(1, 4)]])
+    probs = _probs([0, 1, 2, 0], sure=0.6)
+
+    def views(ink_view_of_box_0: np.ndarray):
+        def other_views(picked: np.ndarray, with_ink: bool) -> tuple[np.ndarray, np.ndarray | None]:
+            assert picked.tolist() == [0]
+            return turned_unsure[None], ink_view_of_box_0[None] if with_ink else None
+        return other_views
+
+    colour, best, _ = apply_profile(probs, features, np.arange(4), EXAMPLES, LABELS, other_views=views(ink[2]))
+    assert colour[0, :43].argmax() == 0  # without the set's ink views the classifier's W1 stays
+    read, ink_best, _ = apply_profile(probs, features, np.arange(4), EXAMPLES, LABELS, other_views=views(ink[2]), ink=ink)
+    assert read[0, :43].argmax() == 1 and np.array_equal(ink_best, best)  # the gates stay the colour crop's
+    vague = (ink[0] + ink[2]) / np.linalg.norm(ink[0] + ink[2])  # as alike W1 as W2 in ink: it does not count
+    unsure_ink, _, _ = apply_profile(probs, features, np.arange(4), EXAMPLES, LABELS, other_views=views(vague), ink=ink)
+    assert np.array_equal(unsure_ink, colour)
+
+
+def test_the_ink_view_draws_ink_of_any_colour_dark():
+    face = np.full((1, 3, 4, 4), 0.9, np.float32)
+    red, black = face.copy(), face.copy()
+    red[0, :, 1:3, 1:3] = np.array([0.8, 0.1, 0.1])[:, None, None]
+    black[0, :, 1:3, 1:3] = 0.1
+    assert np.array_equal(ink_view(red), ink_view(black)) and ink_view(red).shape == red.shape

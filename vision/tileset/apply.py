@@ -16,12 +16,12 @@ the set holds no example of keeps the classifier's probability.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from vision.classes import CLASSES, NOT_A_TILE
+from vision.classifier import OtherViews
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,9 @@ class Blend:
     # than the classifier, or its best two classes are within `both_ways_margin`
     both_ways_margin: float = 0.1
     both_ways_below: float = 0.05
+    # such a crop's ink view (the set's examples' too: vision.classifier.ink_view) names its class
+    # with the colour crop where it tells the set's classes apart (best two this far apart)
+    ink_margin: float = 0.1
 
 
 BLEND = Blend()
@@ -94,35 +97,53 @@ def both_ways_similarity(up: np.ndarray, down: np.ndarray, examples: np.ndarray,
     return classes, np.maximum.reduceat(sims, starts, axis=1)
 
 
+def ink_similarity(sims: np.ndarray, inked: np.ndarray, ink: np.ndarray, labels: np.ndarray, margin: float
+                   ) -> np.ndarray:
+    """`sims` (R, K: `class_similarity`'s of R crops) averaged with the ink views' (`inked`, R x D
+    features; `ink`: the examples' ink views, as `labels`) where the ink view tells the set's classes
+    apart (its best two at least `margin` apart), but for the plain faces (PLAIN_FACES: a face-down
+    tile of a light back is a blank face in ink), whose similarity stays `sims`'."""
+    classes, inked_sims = class_similarity(embedding(inked), ink, labels)
+    top = np.sort(inked_sims, axis=1)[:, -2:]
+    sure = (top[:, 1] - top[:, 0] >= margin)[:, None]
+    return np.where(sure, (sims + np.where(np.isin(classes, PLAIN_FACES), sims, inked_sims)) / 2, sims)
+
+
 def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, examples: np.ndarray,
-                  labels: np.ndarray, blend: Blend = BLEND,
-                  upside_down: Callable[[np.ndarray], np.ndarray] | None = None
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                  labels: np.ndarray, blend: Blend = BLEND, other_views: OtherViews | None = None,
+                  ink: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`probs` (N, 43 or 44) with the 43 classes blended with the set's reading, each box's best
     similarity to the set's examples (N,) and that example's class id (N,). `features` (R, D): the
     classifier's features of crops of the boxes `rows` (R indices into probs; a box may have two,
     its crop both ways: the better counts), compared with a set's `examples` of classes `labels`
-    (vision.tileset.profile.TilesetProfile). `upside_down`: the features of those crops (indices
-    into R) turned upside down, for the crops whose reading by the set may count and is unsure, in a
-    photo that shows the set (`both_ways_similarity`; the similarity and class returned stay the
-    plain crop's). The NOT_A_TILE column is left as it is."""
+    (vision.tileset.profile.TilesetProfile). `other_views`: the features of those crops (indices
+    into R) turned upside down and of their ink views, for the crops whose reading by the set may
+    count and is unsure, in a photo that shows the set (`both_ways_similarity`, averaged with
+    `ink_similarity` when the set has `ink`: its examples' ink views, as `examples`; the similarity
+    and class returned stay the plain crop's). The NOT_A_TILE column is left as it is."""
     up = embedding(features)
     classes, row_sims = class_similarity(up, examples, labels)
     sims = _per_box(row_sims, rows, len(probs))
     best, nearest = sims.max(axis=1), classes[sims.argmax(axis=1)]
     said = probs[:, :NOT_A_TILE].argmax(axis=1)
     shows_set = _shows_set(best, probs, blend)
-    if upside_down is not None and shows_set and len(classes) > 1:
+    reading = None  # the similarities the set's reading is made of, where not `row_sims`
+    if other_views is not None and shows_set and len(classes) > 1:
         start, _ = _gates(blend, shows_set, np.isin(nearest, PLAIN_FACES) | np.isin(said, PLAIN_FACES))
         top = np.sort(row_sims, axis=1)[:, -2:]
         unsure = (classes[row_sims.argmax(axis=1)] != said[rows]) | (top[:, 1] - top[:, 0] < blend.both_ways_margin)
         pick = np.flatnonzero(unsure & (top[:, 1] >= start[rows] - blend.both_ways_below))
-        both = both_ways_similarity(up[pick], embedding(upside_down(pick)), examples, labels) if len(pick) else None
-        if both is not None and np.array_equal(both[0], classes):
-            row_sims = row_sims.copy()
-            row_sims[pick] = both[1]
+        if len(pick):
+            turned, inked = other_views(pick, ink is not None)
+            both = both_ways_similarity(up[pick], embedding(turned), examples, labels)
+            if both is not None and np.array_equal(both[0], classes):
+                row_sims = row_sims.copy()
+                row_sims[pick] = both[1]
+                if inked is not None and ink is not None:  # the ink views name the class, the gates stay
+                    reading = row_sims.copy()
+                    reading[pick] = ink_similarity(both[1], inked, ink, labels, blend.ink_margin)
     sims = _per_box(row_sims, rows, len(probs))
-    logits = sims / blend.temperature
+    logits = (sims if reading is None else _per_box(reading, rows, len(probs))) / blend.temperature
     own = np.exp(logits - logits.max(axis=1, keepdims=True))
     own /= own.sum(axis=1, keepdims=True)
     start, full = _gates(blend, shows_set, np.isin(classes[sims.argmax(axis=1)], PLAIN_FACES) | np.isin(said, PLAIN_FACES))

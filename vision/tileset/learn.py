@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from vision.classes import CLASSES, NOT_A_TILE
-from vision.classifier import TileClassifier, crop_blob, crop_tiles
+from vision.classifier import TileClassifier, crop_blob, crop_tiles, ink_view
 from vision.detector import Detector
 from vision.photo import read_photo
 from vision.tileset.apply import embedding
@@ -73,9 +73,10 @@ def reading_order(boxes: np.ndarray) -> tuple[np.ndarray, list[int]]:
     return np.array(order, np.int64), [len(r) for r in rows]
 
 
-def example_embeddings(classifier: TileClassifier, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+def example_embeddings(classifier: TileClassifier, rgb: np.ndarray, boxes: np.ndarray, ink: bool = False) -> np.ndarray:
     """(len(boxes) x (len(JITTERS) + len(TURNS)) x 2, D) unit embeddings: each box jittered and its
-    crop turned a little, each crop both ways up, box by box."""
+    crop turned a little, each crop both ways up, box by box; `ink`: of those crops' ink views
+    (vision.classifier.ink_view)."""
     w = (boxes[:, 2] - boxes[:, 0])[:, None]
     h = (boxes[:, 3] - boxes[:, 1])[:, None]
     jit = np.array(JITTERS, np.float32)
@@ -89,6 +90,8 @@ def example_embeddings(classifier: TileClassifier, rgb: np.ndarray, boxes: np.nd
                               borderMode=cv2.BORDER_REPLICATE) for angle in TURNS] for crop in crops[:, 0]]
     crops = np.concatenate([crops, np.array(turned, np.uint8).reshape(len(boxes), len(TURNS), *crops.shape[2:])], axis=1)
     blob = crop_blob(crops.reshape(-1, *crops.shape[2:]))
+    if ink:
+        blob = ink_view(blob)
     upside_down = np.ascontiguousarray(np.flip(blob, (2, 3)))
     both = np.stack([blob, upside_down], axis=1).reshape(-1, *blob.shape[1:])
     return embedding(classifier.embed(both))
@@ -102,12 +105,14 @@ def profile_from_boxes(name: str, classifier: TileClassifier, rgb: np.ndarray, b
     unknown = sorted({t for t in tiles if t not in CLASSES})
     if unknown:
         raise ProfileError(f"not tile codes: {', '.join(unknown)}")
-    embeddings = example_embeddings(classifier, rgb, np.asarray(boxes, np.float32))
+    boxes = np.asarray(boxes, np.float32)
+    embeddings = example_embeddings(classifier, rgb, boxes)
     per_box = len(embeddings) // len(boxes)
     labels = np.repeat(np.array([CLASSES.index(t) for t in tiles], np.int64), per_box)
     created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     return TilesetProfile(name, classifier.model_id, embeddings, labels,
-                          [{**source, "tiles": len(boxes), "created": created}], created)
+                          [{**source, "tiles": len(boxes), "created": created}], created,
+                          example_embeddings(classifier, rgb, boxes, ink=True))
 
 
 def read_layout(boxes: np.ndarray, probs: np.ndarray) -> Layout:

@@ -2,25 +2,27 @@
 tiles (vision.tileset.learn makes one, vision.tileset.apply reads with it), and its file format.
 
 The file is a NumPy .npz without pickles: `meta` (UTF-8 JSON: format, version, name, classifier,
-sources, created), `embeddings` (M x D float16, unit length) and `labels` (M int16 class ids of
-vision.classes.CLASSES). `profile_from_bytes` refuses anything else whole (ProfileError).
+sources, created), `embeddings` (M x D float16, unit length), `labels` (M int16 class ids of
+vision.classes.CLASSES) and, from version 2, `ink` (M x D float16: the same crops' ink views,
+vision.classifier.ink_view). A version 1 file reads without ink views. `profile_from_bytes` refuses
+anything else whole (ProfileError).
 """
 from __future__ import annotations
 
 import io
 import json
 import zipfile
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from vision.classes import CLASSES
-from vision.classifier import SetMatch
+from vision.classifier import OtherViews, SetMatch
 from vision.tileset.apply import apply_profile
 
 FORMAT = "fanshot-tileset"
-VERSION = 1
+VERSION = 2
+READS = (1, 2)  # the versions read (1: without ink views)
 
 
 class ProfileError(ValueError):
@@ -33,7 +35,8 @@ class ProfileError(ValueError):
 class TilesetProfile:
     """One tile set's look: `embeddings` (M x D, unit length) of its tiles' crops, `labels` (M class
     ids), learnt with the classifier `classifier` (TileClassifier.model_id); `sources`: where the
-    examples came from ([{"kind", "file", "tiles", "created"}])."""
+    examples came from ([{"kind", "file", "tiles", "created"}]); `ink`: the embeddings of the same
+    crops' ink views (vision.classifier.ink_view; None: a profile of format version 1)."""
 
     name: str
     classifier: str
@@ -41,12 +44,17 @@ class TilesetProfile:
     labels: np.ndarray
     sources: list[dict] = field(default_factory=list)
     created: str = ""
+    ink: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         # the examples grouped by class, as vision.tileset.apply reads them
         order = np.argsort(self.labels, kind="stable")
         object.__setattr__(self, "embeddings", np.ascontiguousarray(self.embeddings[order], np.float32))
         object.__setattr__(self, "labels", np.asarray(self.labels)[order])
+        if self.ink is not None:
+            if self.ink.shape != self.embeddings.shape:
+                raise ProfileError("a tile set's ink views must be as many as its examples")
+            object.__setattr__(self, "ink", np.ascontiguousarray(self.ink[order], np.float32))
 
     def class_counts(self) -> dict[str, int]:
         """Examples per class (crops, both ways up counted once per view), in CLASSES order."""
@@ -69,28 +77,36 @@ class TilesetProfile:
                 "examples": len(self.labels), "tiles": self.class_counts(), "sources": list(kinds.values())}
 
     def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray,
-              upside_down: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[np.ndarray, SetMatch]:
+              other_views: OtherViews | None = None) -> tuple[np.ndarray, SetMatch]:
         """The classifier's `probs` blended with this set's reading, and how alike each box is to
-        the set's tiles (vision.tileset.apply; `upside_down`: the features of crops turned upside down)."""
+        the set's tiles (vision.tileset.apply; `other_views`: the features of crops turned upside
+        down and of their ink views)."""
         blended, similarity, tile = apply_profile(probs, features, rows, self.embeddings, self.labels,
-                                                  upside_down=upside_down)
+                                                  other_views=other_views, ink=self.ink)
         return blended, SetMatch(similarity, tile)
 
     def merged(self, other: TilesetProfile) -> TilesetProfile:
-        """This profile with `other`'s examples added (same classifier)."""
+        """This profile with `other`'s examples added (same classifier); with ink views when both
+        have them."""
         if other.classifier != self.classifier:
             raise ProfileError(f"tile set {self.name!r} was learnt with another classifier: learn it again")
+        ink = None if self.ink is None or other.ink is None else np.concatenate([self.ink, other.ink])
         return TilesetProfile(self.name, self.classifier, np.concatenate([self.embeddings, other.embeddings]),
                               np.concatenate([self.labels, other.labels]), self.sources + other.sources,
-                              other.created or self.created)
+                              other.created or self.created, ink)
 
 
 def profile_to_bytes(profile: TilesetProfile) -> bytes:
-    meta = {"format": FORMAT, "version": VERSION, "name": profile.name, "classifier": profile.classifier,
+    """The profile as a file (format version 1 when it has no ink views)."""
+    meta = {"format": FORMAT, "version": VERSION if profile.ink is not None else 1, "name": profile.name, "classifier": profile.classifier,
             "sources": profile.sources, "created": profile.created}
+    arrays: dict[str, np.ndarray] = {"meta": np.frombuffer(json.dumps(meta).encode("utf-8"), np.uint8),
+                                     "embeddings": profile.embeddings.astype(np.float16),
+                                     "labels": profile.labels.astype(np.int16)}
+    if profile.ink is not None:
+        arrays["ink"] = profile.ink.astype(np.float16)
     buf = io.BytesIO()
-    np.savez_compressed(buf, meta=np.frombuffer(json.dumps(meta).encode("utf-8"), np.uint8),
-                        embeddings=profile.embeddings.astype(np.float16), labels=profile.labels.astype(np.int16))
+    np.savez_compressed(buf, allow_pickle=False, **arrays)
     return buf.getvalue()
 
 
@@ -100,6 +116,7 @@ def profile_from_bytes(data: bytes, where: str = "the profile") -> TilesetProfil
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as npz:
             arrays = {k: npz[k] for k in ("meta", "embeddings", "labels")}
+            ink = npz["ink"] if "ink" in npz.files else None
     except (KeyError, ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
         raise ProfileError(f"{where} is not a fanshot tile-set profile ({exc.__class__.__name__}): "
                            "forget it and learn the set again") from None
@@ -109,14 +126,18 @@ def profile_from_bytes(data: bytes, where: str = "the profile") -> TilesetProfil
         raise ProfileError(f"{where}: its header is not JSON: forget it and learn the set again") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ProfileError(f"{where} is not a fanshot tile-set profile")
-    if meta.get("version") != VERSION:
+    if meta.get("version") not in READS:
         raise ProfileError(f"{where} is a tile-set profile of format version {meta.get('version')!r}; "
-                           f"this fanshot reads version {VERSION}: learn the set again")
+                           f"this fanshot reads versions {', '.join(map(str, READS))}: learn the set again")
     embeddings, labels = arrays["embeddings"], arrays["labels"]
     if (embeddings.ndim != 2 or labels.ndim != 1 or len(embeddings) != len(labels) or len(labels) == 0
             or labels.min() < 0 or labels.max() >= len(CLASSES) or not np.isfinite(embeddings).all()):
         raise ProfileError(f"{where}: its examples are damaged: forget it and learn the set again")
+    if (ink is None) != (meta["version"] == 1) or (ink is not None and (ink.shape != embeddings.shape
+                                                                       or not np.isfinite(ink).all())):
+        raise ProfileError(f"{where}: its ink views are damaged: forget it and learn the set again")
     if not isinstance(meta.get("name"), str) or not isinstance(meta.get("classifier"), str):
         raise ProfileError(f"{where}: its header lacks the name or the classifier: learn the set again")
     return TilesetProfile(meta["name"], meta["classifier"], embeddings.astype(np.float32),
-                          labels.astype(np.int64), list(meta.get("sources") or []), str(meta.get("created", "")))
+                          labels.astype(np.int64), list(meta.get("sources") or []), str(meta.get("created", "")),
+                          None if ink is None else ink.astype(np.float32))
