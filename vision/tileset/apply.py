@@ -11,7 +11,8 @@ read as a blank white dragon or a face-down tile, PLAIN_FACES, alike most plain 
 unlike every tile of the set (another set, a prop) keeps the classifier's reading. In a photo that
 shows the set (its tiles at the median `photo_from` alike its examples) the gate is `set_from` to
 `set_at` instead, and a crop whose set reading is unsure is compared both ways up
-(`both_ways_similarity`; only there: elsewhere it would cost a classifier run for little). A class
+(`both_ways_similarity`; only there: elsewhere it would cost a classifier run for little) and, with
+a set that has them, in ink (`ink_similarity`: a set may draw a face in another colour). A class
 the set holds no example of keeps the classifier's probability.
 """
 from __future__ import annotations
@@ -38,7 +39,7 @@ class Blend:
     # sets' photos: 0.33-0.88): its boxes that are not plain faces count the set's reading from a best
     # similarity of `set_from` up to `set_at` (its faces the classifier misreads look little like any
     # example: a red 西 of set 7 is 0.69 alike its own examples, 0.37 alike the 一萬 the classifier says)
-    photo_from: float = 0.65
+    photo_from: float = 0.6
     set_from: float = 0.5
     set_at: float = 0.7
     # a crop read both ways up (`both_ways_similarity`) where the set's reading may count (its best
