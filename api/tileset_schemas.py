@@ -31,6 +31,8 @@ class TilesetSummary(BaseModel):
     tiles: dict[str, int] = Field(description="examples per tile code; a code absent is read by the shipped "
                                               "classifier alone")
     sources: list[TilesetSource]
+    ink: bool = Field(description="whether it holds its examples' ink views (faces drawn in another colour are "
+                                  "read in ink too); a set learnt before them does not: learn it again")
 
 
 class Learnt(BaseModel):

@@ -211,7 +211,7 @@ def test_a_corrupt_or_foreign_profile_is_refused_whole(tmp_path):
         store.load("../etc")
 
 
-def test_ink_views_are_kept_and_a_version_1_profile_reads_without_them(tmp_path):
+def test_ink_views_are_kept_and_a_version_1_profile_reads_without_them(tmp_path, monkeypatch, capsys):
     colour = _profile()
     ink = colour.embeddings[::-1].copy()
     with_ink = TilesetProfile("s", "abc", colour.embeddings, colour.labels, ink=ink)
@@ -220,6 +220,11 @@ def test_ink_views_are_kept_and_a_version_1_profile_reads_without_them(tmp_path)
     old = profile_to_bytes(colour)  # a profile without ink views is written as version 1, as before them
     assert json.loads(np.load(io.BytesIO(old))["meta"].tobytes())["version"] == 1
     assert profile_from_bytes(old).ink is None
+    assert again.summary()["ink"] and not profile_from_bytes(old).summary()["ink"]
+    monkeypatch.setenv("FANSHOT_DATA_DIR", str(tmp_path))
+    ProfileStore(tmp_path).dir.mkdir(parents=True, exist_ok=True)
+    (ProfileStore(tmp_path).dir / "s.tileset").write_bytes(old)
+    assert main(["tileset", "show", "s"]) == 0 and "learn the set again" in capsys.readouterr().out
     assert again.merged(again).ink is not None and again.merged(colour).ink is None
     with pytest.raises(ProfileError, match="ink views"):
         TilesetProfile("s", "abc", colour.embeddings, colour.labels, ink=ink[:3])

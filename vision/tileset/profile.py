@@ -64,7 +64,7 @@ class TilesetProfile:
     def summary(self) -> dict:
         """What the set holds, as `fanshot tileset show --json` and GET /api/v1/tilesets/{name} give it:
         examples per tile, and its sources by kind (layout, labelled, correction) with how many times,
-        tiles and the first and last dates."""
+        tiles and the first and last dates; `ink`: whether it holds its examples' ink views."""
         kinds: dict[str, dict] = {}
         for source in self.sources:
             kind = str(source.get("kind", "unknown"))
@@ -74,7 +74,8 @@ class TilesetProfile:
             entry["tiles"] += int(source.get("tiles") or 0)
             entry["first"], entry["last"] = min(entry["first"], when), max(entry["last"], when)
         return {"name": self.name, "created": self.created, "classifier": self.classifier,
-                "examples": len(self.labels), "tiles": self.class_counts(), "sources": list(kinds.values())}
+                "examples": len(self.labels), "tiles": self.class_counts(), "sources": list(kinds.values()),
+                "ink": self.ink is not None}
 
     def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray,
               other_views: OtherViews | None = None) -> tuple[np.ndarray, SetMatch]:
