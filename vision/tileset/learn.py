@@ -73,10 +73,14 @@ def reading_order(boxes: np.ndarray) -> tuple[np.ndarray, list[int]]:
     return np.array(order, np.int64), [len(r) for r in rows]
 
 
-def example_embeddings(classifier: TileClassifier, rgb: np.ndarray, boxes: np.ndarray, ink: bool = False) -> np.ndarray:
+def example_embeddings(classifier: TileClassifier, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """(len(boxes) x (len(JITTERS) + len(TURNS)) x 2, D) unit embeddings: each box jittered and its
-    crop turned a little, each crop both ways up, box by box; `ink`: of those crops' ink views
-    (vision.classifier.ink_view)."""
+    crop turned a little, each crop both ways up, box by box."""
+    return _embedded(classifier, _example_crops(classifier, rgb, boxes))
+
+
+def _example_crops(classifier: TileClassifier, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """The crops `example_embeddings` embeds (one way up), as the classifier's input."""
     w = (boxes[:, 2] - boxes[:, 0])[:, None]
     h = (boxes[:, 3] - boxes[:, 1])[:, None]
     jit = np.array(JITTERS, np.float32)
@@ -89,12 +93,13 @@ def example_embeddings(classifier: TileClassifier, rgb: np.ndarray, boxes: np.nd
     turned = [[cv2.warpAffine(crop, cv2.getRotationMatrix2D(centre, angle, 1.0), (classifier.crop_w, classifier.crop_h),
                               borderMode=cv2.BORDER_REPLICATE) for angle in TURNS] for crop in crops[:, 0]]
     crops = np.concatenate([crops, np.array(turned, np.uint8).reshape(len(boxes), len(TURNS), *crops.shape[2:])], axis=1)
-    blob = crop_blob(crops.reshape(-1, *crops.shape[2:]))
-    if ink:
-        blob = ink_view(blob)
+    return crop_blob(crops.reshape(-1, *crops.shape[2:]))
+
+
+def _embedded(classifier: TileClassifier, blob: np.ndarray) -> np.ndarray:
+    """Unit embeddings of `blob`'s crops, each followed by the crop upside down."""
     upside_down = np.ascontiguousarray(np.flip(blob, (2, 3)))
-    both = np.stack([blob, upside_down], axis=1).reshape(-1, *blob.shape[1:])
-    return embedding(classifier.embed(both))
+    return embedding(classifier.embed(np.stack([blob, upside_down], axis=1).reshape(-1, *blob.shape[1:])))
 
 
 def profile_from_boxes(name: str, classifier: TileClassifier, rgb: np.ndarray, boxes: np.ndarray,
@@ -106,13 +111,14 @@ def profile_from_boxes(name: str, classifier: TileClassifier, rgb: np.ndarray, b
     if unknown:
         raise ProfileError(f"not tile codes: {', '.join(unknown)}")
     boxes = np.asarray(boxes, np.float32)
-    embeddings = example_embeddings(classifier, rgb, boxes)
+    crops = _example_crops(classifier, rgb, boxes)
+    embeddings = _embedded(classifier, crops)
     per_box = len(embeddings) // len(boxes)
     labels = np.repeat(np.array([CLASSES.index(t) for t in tiles], np.int64), per_box)
     created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     return TilesetProfile(name, classifier.model_id, embeddings, labels,
                           [{**source, "tiles": len(boxes), "created": created}], created,
-                          example_embeddings(classifier, rgb, boxes, ink=True))
+                          _embedded(classifier, ink_view(crops)))  # the same crops' ink views
 
 
 def read_layout(boxes: np.ndarray, probs: np.ndarray) -> Layout:
