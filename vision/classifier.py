@@ -53,7 +53,7 @@ class SetLook(Protocol):
     def classifier(self) -> str: ...
 
     def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray,
-              other_views: OtherViews | None = None) -> tuple[np.ndarray, SetMatch]: ...
+              other_views: OtherViews | None = None, photo_boxes: int | None = None) -> tuple[np.ndarray, SetMatch]: ...
 
 
 def ink_view(blob: np.ndarray) -> np.ndarray:
@@ -152,15 +152,18 @@ class TileClassifier:
         column: the probability that the box holds no tile (NOT_A_TILE)."""
         return self._classify(rgb, boxes, None)[0]
 
-    def classify_as_set(self, rgb: np.ndarray, boxes: np.ndarray, profile: SetLook) -> tuple[np.ndarray, SetMatch]:
+    def classify_as_set(self, rgb: np.ndarray, boxes: np.ndarray, profile: SetLook, photo_boxes: int | None = None
+                        ) -> tuple[np.ndarray, SetMatch]:
         """`classify`'s probabilities with the 43 blended with a tile set's own look (`profile`,
-        vision.tileset: `SetLook.blend`), and how alike each box is to the set's tiles."""
+        vision.tileset: `SetLook.blend`; `photo_boxes` as there), and how alike each box is to the
+        set's tiles."""
         self._check_features(profile)
-        probs, match = self._classify(rgb, boxes, profile)
+        probs, match = self._classify(rgb, boxes, profile, photo_boxes)
         assert match is not None
         return probs, match
 
-    def _classify(self, rgb: np.ndarray, boxes: np.ndarray, profile: SetLook | None) -> tuple[np.ndarray, SetMatch | None]:
+    def _classify(self, rgb: np.ndarray, boxes: np.ndarray, profile: SetLook | None, photo_boxes: int | None = None
+                  ) -> tuple[np.ndarray, SetMatch | None]:
         if len(boxes) == 0:
             empty = np.zeros(0, np.float32)
             return (np.zeros((0, len(self.classes) + (self.not_a_tile_above is not None)), np.float32),
@@ -189,7 +192,7 @@ class TileClassifier:
                 both = self.embed(np.concatenate([turned, ink_view(crops[picked])]))
                 return both[:len(picked)], both[len(picked):]
 
-            return profile.blend(probs, np.concatenate(features), rows, other_views)
+            return profile.blend(probs, np.concatenate(features), rows, other_views, photo_boxes)
         return probs, None
 
     def embed(self, blob: np.ndarray) -> np.ndarray:

@@ -94,7 +94,7 @@ class Detector:
         if tileset is None:
             raw = classifier.classify(image, all_boxes * scale)
         else:
-            raw, match = self._named_as_set(image, all_boxes * scale, tileset)
+            raw, match = self._named_as_set(image, all_boxes * scale, tileset, photo_boxes=len(boxes))
         kept, weak_kept = _chosen(all_boxes, all_find, raw, len(boxes), classifier.not_a_tile_above)
         if tileset is not None and match is not None and shows_the_set(match.similarity[kept]):
             set_look: SetLook = tileset
@@ -175,11 +175,13 @@ class Detector:
             uniform = np.full((len(boxes), NOT_A_TILE + 1), 1 / (NOT_A_TILE + 1), np.float32)
             return tileset.blend(uniform, features, np.concatenate(rows))[1].similarity
 
-    def _named_as_set(self, image: np.ndarray, boxes: np.ndarray, tileset: SetLook) -> tuple[np.ndarray, SetMatch]:
+    def _named_as_set(self, image: np.ndarray, boxes: np.ndarray, tileset: SetLook, photo_boxes: int | None = None
+                      ) -> tuple[np.ndarray, SetMatch]:
         """The classifier's probabilities of `boxes` (pixels of `image`) blended with `tileset`, and
-        how alike each is to the set (numpy's BLAS on one thread for the set's similarity)."""
+        how alike each is to the set (numpy's BLAS on one thread for the set's similarity;
+        `photo_boxes`: the first boxes, the finder's tiles, tell whether the photo shows the set)."""
         with one_blas_thread():
-            return self.classifier.classify_as_set(image, boxes, profile=tileset)
+            return self.classifier.classify_as_set(image, boxes, profile=tileset, photo_boxes=photo_boxes)
 
 
 def _named(raw: np.ndarray, find: np.ndarray, not_a_tile_above: float | None

@@ -17,7 +17,7 @@ from api.app import create_app
 from api.settings import Settings
 from vision.classes import CLASSES
 from vision.model_spec import DEFAULT_MODEL_DIR
-from vision.tileset.learn import LAYOUT_ORDER
+from vision.tileset.learn import EXAMPLES_PER_TILE, LAYOUT_ORDER
 
 with warnings.catch_warnings():  # starlette's httpx deprecation notice, not ours
     warnings.simplefilter("ignore")
@@ -70,10 +70,10 @@ def test_a_layout_photo_is_learnt_and_the_field_reads_with_it(client, layout):
     body = learnt.json()
     assert body["learnt"]["tiles"] == 43 and body["learnt"]["rows"] == [9, 9, 9, 9, 7]
     assert not body["learnt"]["reversed"] and set(body["tiles"]) == set(CLASSES)
-    assert body["examples"] == sum(body["tiles"].values()) == 43 * 22
+    assert body["examples"] == sum(body["tiles"].values()) == 43 * EXAMPLES_PER_TILE
     assert [(s["kind"], s["times"], s["tiles"]) for s in body["sources"]] == [("layout", 1, 43)]
     listed = client.get("/api/v1/tilesets").json()["tilesets"]
-    assert [(t["name"], t["summary"]["examples"]) for t in listed] == [("mine", 43 * 22)]
+    assert [(t["name"], t["summary"]["examples"]) for t in listed] == [("mine", 43 * EXAMPLES_PER_TILE)]
     assert client.get("/api/v1/tilesets/mine").json() == {k: v for k, v in body.items() if k != "learnt"}
 
     plain = client.post("/api/v1/detect", files=_photo(data)).json()["detections"]
@@ -82,7 +82,7 @@ def test_a_layout_photo_is_learnt_and_the_field_reads_with_it(client, layout):
     assert [b["tile"] for b in record["boxes"]] == LAYOUT_ORDER
 
     again = _learn(client, "mine", data, add="true").json()  # --add: the examples of both photos
-    assert again["examples"] == 2 * 43 * 22 and [s["times"] for s in again["sources"]] == [2]
+    assert again["examples"] == 2 * 43 * EXAMPLES_PER_TILE and [s["times"] for s in again["sources"]] == [2]
     assert client.delete("/api/v1/tilesets/mine").json() == {"name": "mine", "deleted": True}
     gone = client.delete("/api/v1/tilesets/mine")
     assert gone.status_code == 404 and gone.json()["error"]["code"] == "tileset_not_found"
@@ -128,7 +128,7 @@ def test_an_unknown_corrupt_or_misnamed_set_is_a_clear_error(client, layout, mak
     assert client.get("/api/v1/tilesets/broken").json()["error"]["code"] == "tileset_unreadable"
     listed = {t["name"]: t for t in client.get("/api/v1/tilesets").json()["tilesets"]}
     assert listed["broken"]["summary"] is None and "not a fanshot" in listed["broken"]["error"]
-    assert listed["good"]["summary"]["examples"] == 43 * 22
+    assert listed["good"]["summary"]["examples"] == 43 * EXAMPLES_PER_TILE
 
 
 def test_a_layout_that_does_not_fit_is_refused_saying_what_was_found_and_nothing_is_saved(client, layout):
@@ -140,7 +140,7 @@ def test_a_layout_that_does_not_fit_is_refused_saying_what_was_found_and_nothing
     assert client.get("/api/v1/tilesets").json() == {"tilesets": []}
     assert _learn(client, "mine", layout[0]).status_code == 200
     again = _learn(client, "mine", SYNTH_PHOTO.read_bytes(), add="true")
-    assert again.status_code == 422 and client.get("/api/v1/tilesets/mine").json()["examples"] == 43 * 22
+    assert again.status_code == 422 and client.get("/api/v1/tilesets/mine").json()["examples"] == 43 * EXAMPLES_PER_TILE
     not_image = _learn(client, "mine", b"not an image")
     assert not_image.status_code == 415 and not_image.json()["error"]["code"] == "not_an_image"
 
@@ -156,7 +156,7 @@ def test_corrected_tiles_of_an_analysed_photo_are_added_to_the_set(client, layou
     added = client.post("/api/v1/tilesets/mine/examples", json={"photo_id": photo_id, "tiles": corrections})
     assert added.status_code == 200, added.text
     body = added.json()
-    assert body["examples"] == 45 * 22 and body["tiles"]["J3"] == 2 * 22
+    assert body["examples"] == 45 * EXAMPLES_PER_TILE and body["tiles"]["J3"] == 2 * EXAMPLES_PER_TILE
     assert [(s["kind"], s["times"], s["tiles"]) for s in body["sources"]] == [("layout", 1, 43), ("correction", 1, 2)]
 
     def error(name: str, payload: dict) -> tuple[int, str]:
@@ -170,7 +170,7 @@ def test_corrected_tiles_of_an_analysed_photo_are_added_to_the_set(client, layou
     assert error("mine", {"photo_id": photo_id, "tiles": [{"tile": "X9", "box": first["box"]}]}) == (
         422, "invalid_request")
     assert error("mine", {"photo_id": photo_id, "tiles": []}) == (422, "invalid_request")
-    assert client.get("/api/v1/tilesets/mine").json()["examples"] == 45 * 22  # the refused ones added nothing
+    assert client.get("/api/v1/tilesets/mine").json()["examples"] == 45 * EXAMPLES_PER_TILE  # the refused ones added nothing
 
 
 def test_the_field_is_read_in_worker_processes(tmp_path, layout):

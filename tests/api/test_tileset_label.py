@@ -13,7 +13,7 @@ from api.label.corrections import corrected
 from api.label.state import configure_labelling
 from fanshot.cli import main
 from vision.model_spec import DEFAULT_MODEL_DIR
-from vision.tileset.learn import LAYOUT_ORDER
+from vision.tileset.learn import EXAMPLES_PER_TILE, LAYOUT_ORDER
 from vision.tileset.store import ProfileStore
 
 with warnings.catch_warnings():
@@ -59,7 +59,7 @@ def test_a_corrected_tile_is_added_to_the_labelling_tile_set(learnt_folder, tmp_
         changed = [dict(b) for b in boxes]
         changed[0] = {**changed[0], "tile": "J3" if changed[0]["tile"] != "J3" else "J2", "score": None}
         saved = client.put("/api/v1/label/labels", params={"path": "layout.jpg"}, json={"boxes": changed}).json()
-    assert saved["tileset"] == {"name": "mine", "added": 1, "examples": 44 * 22}
+    assert saved["tileset"] == {"name": "mine", "added": 1, "examples": 44 * EXAMPLES_PER_TILE}
     assert [(s["kind"], s["tiles"]) for s in store.load("mine").summary()["sources"]] == [("layout", 43),
                                                                                            ("correction", 1)]
 

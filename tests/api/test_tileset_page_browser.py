@@ -12,6 +12,7 @@ from browser import PHONE, chromium, require_chromium, serving
 
 from api.settings import Settings
 from vision.model_spec import DEFAULT_MODEL_DIR
+from vision.tileset.learn import EXAMPLES_PER_TILE
 
 require_chromium()
 synth = pytest.importorskip("datasets.synth.generate")
@@ -64,7 +65,7 @@ def test_learn_my_set_then_a_photo_read_with_it_and_a_correction_kept(tmp_path):
             page.click(f'#palette .tile[data-tile="{other}"]')
         assert added.value.status == 200
         page.wait_for_function("() => !document.getElementById('remember-note').hidden")
-        assert str(44 * 22) in page.inner_text("#remember-note")
+        assert str(44 * EXAMPLES_PER_TILE) in page.inner_text("#remember-note")
         held = json.loads(page.evaluate("async () => JSON.stringify(await (await fetch('/api/v1/tilesets/my-set')).json())"))
-        assert held["examples"] == 44 * 22 and held["tiles"]["J3" if other == "J3" else "J2"] == 2 * 22
+        assert held["examples"] == 44 * EXAMPLES_PER_TILE and held["tiles"]["J3" if other == "J3" else "J2"] == 2 * EXAMPLES_PER_TILE
         context.close()

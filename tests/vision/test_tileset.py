@@ -116,6 +116,37 @@ def test_red_winds_are_named_by_their_ink(learnt):
         assert _misread(with_tileset(detector, profile), data, scene["record"]) == []
 
 
+def test_a_blurred_face_is_named_by_the_blurred_examples(learnt):
+    # in a photo out of focus the altered set's 二萬 is nearer its crisp 三萬 than its crisp 二萬;
+    # each tile's crop is also learnt blurred (vision.tileset.learn.BLUR)
+    import dataclasses
+
+    _, _, profile, _ = learnt
+    per_tile = len(profile.labels) // 43
+    crisp = np.arange(len(profile.labels)) % per_tile < per_tile - 2  # the last pair is the blurred crop
+    without_blur = dataclasses.replace(profile, embeddings=profile.embeddings[crisp], labels=profile.labels[crisp],
+                                       ink=profile.ink[crisp] if profile.ink is not None else None)
+    scene = synth.make_example(920000, 61, [1280], None, synth.OneSet(SET_SEED, True))
+    data = _jpeg(scene)
+    detector = _detector()
+    assert _misread(with_tileset(detector, without_blur), data, scene["record"]) == [("W2", "W3")]
+    assert _misread(with_tileset(detector, profile), data, scene["record"]) == []
+
+
+def test_a_tile_is_read_alike_with_and_without_the_weak_boxes(learnt):
+    # evaluation and vision.analyze name the finder's weak boxes with its tiles; whether the photo
+    # shows the set is told by the tiles alone, so a tile reads as `fanshot detect` reads it
+    from vision.detector import detect_photo
+
+    _, _, profile, _ = learnt
+    scene = synth.make_example(920000, 103, [1280], None, synth.OneSet(SET_SEED, True))
+    reader = with_tileset(_detector(), profile)
+    data = _jpeg(scene)
+    alone = [d["tile"] for d in detect_photo(reader, data)["detections"]]
+    with_weak = [d["tile"] for d in detect_photo(reader, data, weak_floor=0.001)["detections"]]
+    assert with_weak == alone and alone.count("B5") == 3
+
+
 def test_without_a_profile_the_reading_is_the_shipped_one(learnt):
     detector = _detector()
     from vision.photo import read_photo

@@ -1,13 +1,16 @@
 """Reading with a tile-set profile (vision.tileset.apply) on made-up embeddings: a photo that shows
 the set lets its less alike boxes count the set's reading, a photo of another set does not; in a
 photo of the set, a crop the set reads unsure is read both ways up, and only such crops are, and
-its ink view names the class where it tells the set's classes apart."""
+its ink view names the class where it tells the set's classes apart or its best class from the
+colour's."""
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
 from vision.classifier import ink_view
-from vision.tileset.apply import apply_profile, both_ways_similarity
+from vision.tileset.apply import BLEND, apply_profile, both_ways_similarity
 
 DIM = 16
 UPRIGHT = np.eye(DIM, dtype=np.float32)[:3]    # W1, W2, W3 (class ids 0, 1, 2) upright
@@ -46,6 +49,22 @@ def test_a_photo_that_shows_the_set_lets_its_less_alike_boxes_count():
         assert out[0, :43].argmax() == expected
         assert np.isclose(best[0], 0.66, atol=1e-5) and nearest[0] == 1
         assert np.allclose(out.sum(axis=1), 1, atol=1e-5)
+
+
+def test_only_the_finders_tiles_say_whether_the_photo_shows_the_set():
+    # the same five tiles with six weak boxes the classifier reads as tiles, unlike the set: named
+    # with them, box 0 must be read as it is named alone (the weak floor must not change a tile)
+    doubtful = _alike(UPRIGHT[1], 0.66)
+    tiles = [doubtful, *[_alike(UPRIGHT[k % 3], 0.85) for k in range(4)]]
+    weak = [_alike(UPRIGHT[0], 0.2)] * 6
+    probs = _probs([0, 0, 1, 2, 0] + [0] * 6)
+    alone, _, _ = apply_profile(probs[:5], np.stack(tiles), np.arange(5), EXAMPLES, LABELS)
+    assert alone[0, :43].argmax() == 1
+    features = np.stack([*tiles, *weak])
+    with_weak, _, _ = apply_profile(probs, features, np.arange(11), EXAMPLES, LABELS, photo_boxes=5)
+    assert np.allclose(with_weak[:5], alone)
+    every_box, _, _ = apply_profile(probs, features, np.arange(11), EXAMPLES, LABELS)
+    assert every_box[0, :43].argmax() == 0  # the weak boxes' median says another set
 
 
 def test_an_unsure_crop_is_read_both_ways_up():
@@ -122,6 +141,29 @@ def test_an_unsure_crop_is_named_by_its_ink_view_where_that_tells_the_classes_ap
     vague = (ink[0] + ink[2]) / np.linalg.norm(ink[0] + ink[2])  # as alike W1 as W2 in ink: it does not count
     unsure_ink, _, _ = apply_profile(probs, features, np.arange(4), EXAMPLES, LABELS, other_views=views(vague), ink=ink)
     assert np.array_equal(unsure_ink, colour)
+
+
+def test_an_ink_view_far_from_the_colour_reading_names_the_class():
+    # box 0 is a little more alike the set's W1 than its W2 in colour; its ink view is alike W2 and
+    # W3 (too near each other to tell them apart) and not at all alike W1: a red 東 nearer the red 中
+    unsure = 0.75 * UPRIGHT[0] + 0.66 * UPRIGHT[1]
+    unsure /= np.linalg.norm(unsure)
+    turned_unsure = 0.75 * UPSIDE[0] + 0.66 * UPSIDE[1]
+    turned_unsure /= np.linalg.norm(turned_unsure)
+    ink = np.roll(EXAMPLES, 6, axis=1)
+    inked = 0.7 * ink[2] + 0.64 * ink[4]
+    inked /= np.linalg.norm(inked)
+    features = np.stack([unsure, *[_alike(UPRIGHT[k % 3], 0.9) for k in range(1, 4)]])
+    probs = _probs([0, 1, 2, 0], sure=0.6)
+
+    def other_views(picked: np.ndarray, with_ink: bool) -> tuple[np.ndarray, np.ndarray | None]:
+        return turned_unsure[None], inked[None] if with_ink else None
+
+    read, _, _ = apply_profile(probs, features, np.arange(4), EXAMPLES, LABELS, other_views=other_views, ink=ink)
+    assert read[0, :43].argmax() == 1
+    only_apart = dataclasses.replace(BLEND, ink_against=1.0)  # the ink view counts only where its best two are apart
+    kept, _, _ = apply_profile(probs, features, np.arange(4), EXAMPLES, LABELS, only_apart, other_views, ink)
+    assert kept[0, :43].argmax() == 0
 
 
 def test_the_ink_view_draws_ink_of_any_colour_dark():

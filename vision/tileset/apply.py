@@ -35,11 +35,12 @@ class Blend:
     # alike most plain crops of other sets: its gate is stricter
     plain_from: float = 0.8
     plain_at: float = 0.95
-    # a photo whose boxes are at the median `photo_from` alike the set's examples shows the set (other
-    # sets' photos: 0.33-0.88): its boxes that are not plain faces count the set's reading from a best
+    # a photo whose tiles (the finder's) are at the median `photo_from` alike the set's examples shows
+    # the set (its own photos 0.65-0.94, other sets' 0.6 at the median): its boxes that are not plain
+    # faces count the set's reading from a best
     # similarity of `set_from` up to `set_at` (its faces the classifier misreads look little like any
     # example: a red 西 of set 7 is 0.69 alike its own examples, 0.37 alike the 一萬 the classifier says)
-    photo_from: float = 0.6
+    photo_from: float = 0.64
     set_from: float = 0.5
     set_at: float = 0.7
     # a crop read both ways up (`both_ways_similarity`) where the set's reading may count (its best
@@ -48,8 +49,10 @@ class Blend:
     both_ways_margin: float = 0.1
     both_ways_below: float = 0.05
     # such a crop's ink view (the set's examples' too: vision.classifier.ink_view) names its class
-    # with the colour crop where it tells the set's classes apart (best two this far apart)
+    # with the colour crop where it tells the set's classes apart (best two this far apart) or tells
+    # its best class from the colour's (this far apart: a red 東 nearer the set's red 中 in colour)
     ink_margin: float = 0.1
+    ink_against: float = 0.15
 
 
 BLEND = Blend()
@@ -98,21 +101,24 @@ def both_ways_similarity(up: np.ndarray, down: np.ndarray, examples: np.ndarray,
     return classes, np.maximum.reduceat(sims, starts, axis=1)
 
 
-def ink_similarity(sims: np.ndarray, inked: np.ndarray, ink: np.ndarray, labels: np.ndarray, margin: float
+def ink_similarity(sims: np.ndarray, inked: np.ndarray, ink: np.ndarray, labels: np.ndarray, margin: float, against: float
                    ) -> np.ndarray:
     """`sims` (R, K: `class_similarity`'s of R crops) averaged with the ink views' (`inked`, R x D
     features; `ink`: the examples' ink views, as `labels`) where the ink view tells the set's classes
-    apart (its best two at least `margin` apart), but for the plain faces (PLAIN_FACES: a face-down
-    tile of a light back is a blank face in ink), whose similarity stays `sims`'."""
+    apart (its best two at least `margin` apart) or its best class from the one `sims` name (at
+    least `against` apart), but for the plain faces (PLAIN_FACES: a face-down tile of a light back
+    is a blank face in ink), whose similarity stays `sims`'."""
     classes, inked_sims = class_similarity(embedding(inked), ink, labels)
     top = np.sort(inked_sims, axis=1)[:, -2:]
-    sure = (top[:, 1] - top[:, 0] >= margin)[:, None]
+    colours = inked_sims[np.arange(len(sims)), sims.argmax(axis=1)]  # in ink, the class the colour names
+    sure = ((top[:, 1] - top[:, 0] >= margin) | (top[:, 1] - colours >= against))[:, None]
     return np.where(sure, (sims + np.where(np.isin(classes, PLAIN_FACES), sims, inked_sims)) / 2, sims)
 
 
 def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, examples: np.ndarray,
                   labels: np.ndarray, blend: Blend = BLEND, other_views: OtherViews | None = None,
-                  ink: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                  ink: np.ndarray | None = None, photo_boxes: int | None = None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`probs` (N, 43 or 44) with the 43 classes blended with the set's reading, each box's best
     similarity to the set's examples (N,) and that example's class id (N,). `features` (R, D): the
     classifier's features of crops of the boxes `rows` (R indices into probs; a box may have two,
@@ -121,13 +127,16 @@ def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, exa
     into R) turned upside down and of their ink views, for the crops whose reading by the set may
     count and is unsure, in a photo that shows the set (`both_ways_similarity`, averaged with
     `ink_similarity` when the set has `ink`: its examples' ink views, as `examples`; the similarity
-    and class returned stay the plain crop's). The NOT_A_TILE column is left as it is."""
+    and class returned stay the plain crop's). `photo_boxes`: whether the photo shows the set is
+    told by the first so many boxes alone (the finder's tiles, not its weak boxes: the reading of a
+    tile must not hang on how many weak boxes are named with it); None: by all. The NOT_A_TILE column
+    is left as it is."""
     up = embedding(features)
     classes, row_sims = class_similarity(up, examples, labels)
     sims = _per_box(row_sims, rows, len(probs))
     best, nearest = sims.max(axis=1), classes[sims.argmax(axis=1)]
     said = probs[:, :NOT_A_TILE].argmax(axis=1)
-    shows_set = _shows_set(best, probs, blend)
+    shows_set = _shows_set(best[:photo_boxes], probs[:photo_boxes], blend)
     reading = None  # the similarities the set's reading is made of, where not `row_sims`
     if other_views is not None and shows_set and len(classes) > 1:
         start, _ = _gates(blend, shows_set, np.isin(nearest, PLAIN_FACES) | np.isin(said, PLAIN_FACES))
@@ -142,7 +151,8 @@ def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, exa
                 row_sims[pick] = both[1]
                 if inked is not None and ink is not None:  # the ink views name the class, the gates stay
                     reading = row_sims.copy()
-                    reading[pick] = ink_similarity(both[1], inked, ink, labels, blend.ink_margin)
+                    reading[pick] = ink_similarity(both[1], inked, ink, labels, blend.ink_margin,
+                                                  blend.ink_against)
     sims = _per_box(row_sims, rows, len(probs))
     logits = (sims if reading is None else _per_box(reading, rows, len(probs))) / blend.temperature
     own = np.exp(logits - logits.max(axis=1, keepdims=True))

@@ -2,8 +2,8 @@
 boxes whose tiles are known (labelled photos, corrections).
 
 Each tile gives JITTERS crops (its box and the box shifted and grown a little, as the finder's
-boxes vary) each way up (tiles lie upside down as often as not): their embeddings are the set's
-examples of that class (vision.tileset.apply).
+boxes vary), its crop turned a little (TURNS) and blurred (BLUR), each way up (tiles lie upside down
+as often as not): their embeddings are the set's examples of that class (vision.tileset.apply).
 """
 from __future__ import annotations
 
@@ -31,6 +31,8 @@ JITTERS = [(0.0, 0.0, 0.0, 0.0, 0.0), (0.04, 0.0, 0.0, 0.0, 0.0), (-0.04, 0.0, 0
            (0.0, 0.04, 0.0, 0.0, 0.0), (0.0, -0.04, 0.0, 0.0, 0.0), (0.0, 0.0, 0.06, 0.0, 0.0),
            (0.0, 0.0, -0.06, 0.0, 0.0), (0.0, 0.0, 0.0, 0.2, 0.0), (0.0, 0.0, 0.0, 0.0, 0.2)]
 TURNS = (-8.0, 8.0)  # the plain box's crop also turned by these degrees (tiles lie at a slant)
+BLUR = 1.0  # ... and blurred (Gaussian sigma, pixels of the crop): photos out of focus or shaken
+EXAMPLES_PER_TILE = 2 * (len(JITTERS) + len(TURNS) + 1)  # each crop both ways up
 # A layout the shipped classifier reads under this share of as its order names them is refused
 # (not laid out in LAYOUT_ORDER, or not a photo of tiles)
 MIN_AGREEMENT = 0.4
@@ -74,8 +76,8 @@ def reading_order(boxes: np.ndarray) -> tuple[np.ndarray, list[int]]:
 
 
 def example_embeddings(classifier: TileClassifier, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """(len(boxes) x (len(JITTERS) + len(TURNS)) x 2, D) unit embeddings: each box jittered and its
-    crop turned a little, each crop both ways up, box by box."""
+    """(len(boxes) x EXAMPLES_PER_TILE, D) unit embeddings: each box jittered, its crop turned a
+    little and blurred, each crop both ways up, box by box."""
     return _embedded(classifier, _example_crops(classifier, rgb, boxes))
 
 
@@ -92,7 +94,9 @@ def _example_crops(classifier: TileClassifier, rgb: np.ndarray, boxes: np.ndarra
     centre = (classifier.crop_w / 2, classifier.crop_h / 2)
     turned = [[cv2.warpAffine(crop, cv2.getRotationMatrix2D(centre, angle, 1.0), (classifier.crop_w, classifier.crop_h),
                               borderMode=cv2.BORDER_REPLICATE) for angle in TURNS] for crop in crops[:, 0]]
-    crops = np.concatenate([crops, np.array(turned, np.uint8).reshape(len(boxes), len(TURNS), *crops.shape[2:])], axis=1)
+    blurred = [cv2.GaussianBlur(crop, (0, 0), BLUR) for crop in crops[:, 0]]
+    crops = np.concatenate([crops, np.array(turned, np.uint8).reshape(len(boxes), len(TURNS), *crops.shape[2:]),
+                            np.array(blurred, np.uint8)[:, None]], axis=1)
     return crop_blob(crops.reshape(-1, *crops.shape[2:]))
 
 

@@ -78,12 +78,13 @@ class TilesetProfile:
                 "ink": self.ink is not None}
 
     def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray,
-              other_views: OtherViews | None = None) -> tuple[np.ndarray, SetMatch]:
+              other_views: OtherViews | None = None, photo_boxes: int | None = None) -> tuple[np.ndarray, SetMatch]:
         """The classifier's `probs` blended with this set's reading, and how alike each box is to
         the set's tiles (vision.tileset.apply; `other_views`: the features of crops turned upside
-        down and of their ink views)."""
+        down and of their ink views; `photo_boxes`: the first boxes that tell whether the photo
+        shows the set)."""
         blended, similarity, tile = apply_profile(probs, features, rows, self.embeddings, self.labels,
-                                                  other_views=other_views, ink=self.ink)
+                                                  other_views=other_views, ink=self.ink, photo_boxes=photo_boxes)
         return blended, SetMatch(similarity, tile)
 
     def merged(self, other: TilesetProfile) -> TilesetProfile:
