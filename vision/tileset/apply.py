@@ -37,9 +37,9 @@ class Blend:
     plain_at: float = 0.95
     # a photo whose tiles (the finder's) are at the median `photo_from` alike the set's examples shows
     # the set (its own photos 0.65-0.94, other sets' 0.6 at the median): its boxes that are not plain
-    # faces count the set's reading from a best
-    # similarity of `set_from` up to `set_at` (its faces the classifier misreads look little like any
-    # example: a red 西 of set 7 is 0.69 alike its own examples, 0.37 alike the 一萬 the classifier says)
+    # faces count the set's reading from a best similarity of `set_from` up to `set_at` (its faces the
+    # classifier misreads look little like any example: a red 西 of set 7 is 0.69 alike its own
+    # examples, 0.37 alike the 一萬 the classifier says)
     photo_from: float = 0.64
     set_from: float = 0.5
     set_at: float = 0.7
@@ -101,8 +101,8 @@ def both_ways_similarity(up: np.ndarray, down: np.ndarray, examples: np.ndarray,
     return classes, np.maximum.reduceat(sims, starts, axis=1)
 
 
-def ink_similarity(sims: np.ndarray, inked: np.ndarray, ink: np.ndarray, labels: np.ndarray, margin: float, against: float
-                   ) -> np.ndarray:
+def ink_similarity(sims: np.ndarray, inked: np.ndarray, ink: np.ndarray, labels: np.ndarray, margin: float,
+                   against: float) -> np.ndarray:
     """`sims` (R, K: `class_similarity`'s of R crops) averaged with the ink views' (`inked`, R x D
     features; `ink`: the examples' ink views, as `labels`) where the ink view tells the set's classes
     apart (its best two at least `margin` apart) or its best class from the one `sims` name (at
