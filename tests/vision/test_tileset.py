@@ -13,7 +13,7 @@ import pytest
 
 from fanshot.cli import main
 from vision.classes import CLASSES
-from vision.tileset.learn import LAYOUT_ORDER, LayoutError, learn_layout, read_layout, reading_order
+from vision.tileset.learn import EXAMPLES_PER_TILE, LAYOUT_ORDER, LayoutError, learn_layout, read_layout, reading_order
 from vision.tileset.profile import ProfileError, TilesetProfile, profile_from_bytes, profile_to_bytes
 from vision.tileset.reader import with_tileset
 from vision.tileset.store import ProfileStore
@@ -122,8 +122,7 @@ def test_a_blurred_face_is_named_by_the_blurred_examples(learnt):
     import dataclasses
 
     _, _, profile, _ = learnt
-    per_tile = len(profile.labels) // 43
-    crisp = np.arange(len(profile.labels)) % per_tile < per_tile - 2  # the last pair is the blurred crop
+    crisp = np.arange(len(profile.labels)) % EXAMPLES_PER_TILE < EXAMPLES_PER_TILE - 2  # the last pair: the blurred crop
     without_blur = dataclasses.replace(profile, embeddings=profile.embeddings[crisp], labels=profile.labels[crisp],
                                        ink=profile.ink[crisp] if profile.ink is not None else None)
     scene = synth.make_example(920000, 61, [1280], None, synth.OneSet(SET_SEED, True))

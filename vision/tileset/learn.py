@@ -117,8 +117,7 @@ def profile_from_boxes(name: str, classifier: TileClassifier, rgb: np.ndarray, b
     boxes = np.asarray(boxes, np.float32)
     crops = _example_crops(classifier, rgb, boxes)
     embeddings = _embedded(classifier, crops)
-    per_box = len(embeddings) // len(boxes)
-    labels = np.repeat(np.array([CLASSES.index(t) for t in tiles], np.int64), per_box)
+    labels = np.repeat(np.array([CLASSES.index(t) for t in tiles], np.int64), EXAMPLES_PER_TILE)
     created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     return TilesetProfile(name, classifier.model_id, embeddings, labels,
                           [{**source, "tiles": len(boxes), "created": created}], created,
