@@ -53,7 +53,11 @@ class SetLook(Protocol):
     def classifier(self) -> str: ...
 
     def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray,
-              other_views: OtherViews | None = None, photo_boxes: int | None = None) -> tuple[np.ndarray, SetMatch]: ...
+              other_views: OtherViews | None = None, photo_boxes: int | None = None,
+              known: np.ndarray | None = None) -> tuple[np.ndarray, SetMatch]: ...
+
+    def settled(self, probs: np.ndarray, features: np.ndarray, photo_boxes: int | None = None
+                ) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 def ink_view(blob: np.ndarray) -> np.ndarray:
@@ -172,10 +176,15 @@ class TileClassifier:
         blobs = [blob]  # the crops whose features are read, as `rows` lists them
         features: list[np.ndarray] | None = [] if profile is not None else None
         rows = np.arange(len(boxes))
-        probs = self._with_views(blob, features)
+        probs = self._class_probabilities(blob, features)
+        # crops the set reads surely as the classifier does: no extra view can change their reading
+        settled, known = np.zeros(len(boxes), bool), None
+        if profile is not None and features is not None:
+            settled, known = profile.settled(probs, features[0], photo_boxes)
+        probs = self._views(blob, probs, settled)
         if self.both_turns is not None:
             aspect = (boxes[:, 2] - boxes[:, 0]) / np.maximum(boxes[:, 3] - boxes[:, 1], 1e-6)
-            unsure = probs.max(axis=1) < self.views_below
+            unsure = (probs.max(axis=1) < self.views_below) & ~settled
             either = np.flatnonzero((aspect >= self.both_turns[0]) & (aspect <= self.both_turns[1]) & unsure)
             if len(either):
                 other = crop_blob(crop_tiles(rgb, boxes[either], self.crop_w, self.crop_h, self.crop_pad, other_way=True))
@@ -192,7 +201,7 @@ class TileClassifier:
                 both = self.embed(np.concatenate([turned, ink_view(crops[picked])]))
                 return both[:len(picked)], both[len(picked):]
 
-            return profile.blend(probs, np.concatenate(features), rows, other_views, photo_boxes)
+            return profile.blend(probs, np.concatenate(features), rows, other_views, photo_boxes, known)
         return probs, None
 
     def embed(self, blob: np.ndarray) -> np.ndarray:
@@ -217,8 +226,15 @@ class TileClassifier:
         """Class probabilities of N x C x H x W crops, averaged with their flipped views (`view_flips`)
         for the crops whose best class is under `views_below`; `features`: the crops' own embeddings
         appended to it (not the views')."""
-        probs = self._class_probabilities(blob, features)
-        unsure = np.flatnonzero(probs.max(axis=1) < self.views_below) if self.view_flips else np.zeros(0, np.int64)
+        return self._views(blob, self._class_probabilities(blob, features))
+
+    def _views(self, blob: np.ndarray, probs: np.ndarray, settled: np.ndarray | None = None) -> np.ndarray:
+        """`probs` of the crops `blob` averaged with their flipped views (`view_flips`) for the crops
+        whose best class is under `views_below` but the `settled` ones."""
+        below = probs.max(axis=1) < self.views_below
+        if settled is not None:
+            below &= ~settled
+        unsure = np.flatnonzero(below) if self.view_flips else np.zeros(0, np.int64)
         if len(unsure):
             views = np.concatenate([np.flip(blob[unsure], dims) for dims in self.view_flips])
             flipped = self._class_probabilities(np.ascontiguousarray(views)).reshape(len(self.view_flips), len(unsure), -1)

@@ -146,6 +146,48 @@ def test_a_tile_is_read_alike_with_and_without_the_weak_boxes(learnt):
     assert with_weak == alone and alone.count("B5") == 3
 
 
+class _Unsettled:
+    """A profile that settles no crop: the classifier reads its extra views of every unsure crop."""
+
+    def __init__(self, profile: TilesetProfile):
+        self.profile, self.name, self.classifier = profile, profile.name, profile.classifier
+
+    def blend(self, *args, **kwargs):
+        return self.profile.blend(*args, **kwargs)
+
+    def settled(self, probs, features, photo_boxes=None):
+        mask, known = self.profile.settled(probs, features, photo_boxes)
+        return np.zeros_like(mask), known
+
+
+def test_the_extra_views_of_a_settled_crop_are_not_read(learnt, monkeypatch):
+    # a crop the set reads surely as the classifier does (vision.tileset.apply.settled) keeps its
+    # reading whatever the classifier's extra views say: they are not read, and nothing read changes
+    from vision.detector import detect_photo
+
+    _, _, profile, _ = learnt
+    detector = _detector()
+    crops: list[int] = []
+    run = detector.classifier._class_probabilities
+
+    def counted(blob, features=None):
+        crops.append(len(blob))
+        return run(blob, features)
+
+    monkeypatch.setattr(detector.classifier, "_class_probabilities", counted)
+    fewer = 0
+    for index in range(3):
+        data = _jpeg(synth.make_example(920000, index, [1280], None, synth.OneSet(SET_SEED, True)))
+        read = []
+        for look in (profile, _Unsettled(profile)):
+            crops.clear()
+            read.append(([d["tile"] for d in detect_photo(with_tileset(detector, look), data)["detections"]], sum(crops)))
+        assert read[0][0] == read[1][0]
+        fewer += read[0][1] < read[1][1]
+        assert read[0][1] <= read[1][1]
+    assert fewer >= 2
+
+
 def test_without_a_profile_the_reading_is_the_shipped_one(learnt):
     detector = _detector()
     from vision.photo import read_photo

@@ -2,7 +2,8 @@
 the set lets its less alike boxes count the set's reading, a photo of another set does not; in a
 photo of the set, a crop the set reads unsure is read both ways up, and only such crops are, and
 its ink view names the class where it tells the set's classes apart or its best class from the
-colour's."""
+colour's; a crop the set reads surely as the classifier does is settled: no other reading of the
+classifier changes what the blend reads."""
 from __future__ import annotations
 
 import dataclasses
@@ -10,7 +11,7 @@ import dataclasses
 import numpy as np
 
 from vision.classifier import ink_view
-from vision.tileset.apply import BLEND, apply_profile, both_ways_similarity
+from vision.tileset.apply import BLEND, PLAIN_FACES, apply_profile, both_ways_similarity, settled
 
 DIM = 16
 UPRIGHT = np.eye(DIM, dtype=np.float32)[:3]    # W1, W2, W3 (class ids 0, 1, 2) upright
@@ -172,3 +173,46 @@ def test_the_ink_view_draws_ink_of_any_colour_dark():
     red[0, :, 1:3, 1:3] = np.array([0.8, 0.1, 0.1])[:, None, None]
     black[0, :, 1:3, 1:3] = 0.1
     assert np.array_equal(ink_view(red), ink_view(black)) and ink_view(red).shape == red.shape
+
+
+def test_a_crop_the_set_reads_surely_as_the_classifier_is_settled():
+    tiles = [_alike(UPRIGHT[k % 3], 0.85) for k in range(4)]  # the photo's tiles: it shows the set
+    crops = [
+        _alike(UPRIGHT[1], 0.85),  # W2 surely, and the classifier reads W2: settled
+        _alike(UPRIGHT[1], 0.85),  # ... but the classifier reads W1
+        _alike(UPRIGHT[1], 0.66),  # W2, too little alike to count whole (set_at 0.7)
+        _alike(UPRIGHT[1], 0.85),  # W2, but the classifier doubts it is a tile
+        (0.8 * UPRIGHT[1] + 0.75 * UPRIGHT[2] + 0.1 * ELSEWHERE) / np.linalg.norm([0.8, 0.75, 0.1]),  # W2 or W3
+        _alike(UPRIGHT[1], 0.85),  # W2, but the classifier gives classes the set lacks 0.2
+    ]
+    probs = _probs([0, 1, 2, 0, 1, 0, 1, 1, 1, 1])
+    probs[7] = 0
+    probs[7, [1, 43]] = [0.7, 0.3]
+    probs[9] = 0.2 / 41
+    probs[9, :3] = [0, 0.8, 0]
+    mask, sims = settled(probs, np.stack([*tiles, *crops]), EXAMPLES, LABELS, photo_boxes=4)
+    assert mask.tolist() == [True] * 4 + [True, False, False, False, False, False]
+    assert np.allclose(sims.max(axis=1)[4:7], [0.85, 0.85, 0.66], atol=1e-5)
+
+
+def test_whatever_the_other_views_say_a_settled_crop_reads_the_sets_class():
+    # a set that holds every class: the classifier's share of the blend cannot outweigh the set's
+    # (but where the views made it a plain face, whose gate is stricter: they do not in practice)
+    dim = 90
+    up, down, elsewhere = np.eye(dim, dtype=np.float32)[:43], np.eye(dim, dtype=np.float32)[43:86], np.eye(dim)[89]
+    examples, labels = np.stack([up, down], axis=1).reshape(-1, dim), np.repeat(np.arange(43), 2)
+    features = np.stack([0.8 * up[k] + 0.6 * elsewhere for k in (0, 1, 2, 3, 5)]).astype(np.float32)
+    probs = np.full((5, 44), 0.35 / 42, np.float32)
+    probs[np.arange(5), [0, 1, 2, 3, 5]] = 0.6
+    probs[:, 43] = 0.05  # a tile: the set's classes 0.95 of the reading
+    mask, _ = settled(probs, features, examples, labels, photo_boxes=4)
+    assert mask[4]
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        other = probs.copy()
+        not_tile = rng.uniform(0, 0.45, len(other))
+        other[:, 43] = not_tile
+        other[:, :43] = rng.dirichlet(np.full(43, 0.1), size=len(other)) * (1 - not_tile)[:, None]
+        other[:, PLAIN_FACES] = 0
+        out, _, _ = apply_profile(other, features, np.arange(5), examples, labels, photo_boxes=4)
+        assert out[4, :43].argmax() == 5

@@ -53,6 +53,11 @@ class Blend:
     # its best class from the colour's (this far apart: a red 東 nearer the set's red 中 in colour)
     ink_margin: float = 0.1
     ink_against: float = 0.15
+    # a crop the set reads at full weight, its best class `both_ways_margin` clear of the next and
+    # the one the classifier reads, to which the classifier gives the set's classes at least this
+    # probability together (little to "no tile" and to classes the set lacks), is settled: the
+    # classifier's extra views would not change its reading (`settled`)
+    settled_mass: float = 0.9
 
 
 BLEND = Blend()
@@ -115,9 +120,28 @@ def ink_similarity(sims: np.ndarray, inked: np.ndarray, ink: np.ndarray, labels:
     return np.where(sure, (sims + np.where(np.isin(classes, PLAIN_FACES), sims, inked_sims)) / 2, sims)
 
 
+def settled(probs: np.ndarray, features: np.ndarray, examples: np.ndarray, labels: np.ndarray,
+            blend: Blend = BLEND, photo_boxes: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Which crops (`probs` (N, 43 or 44), the classifier's of their plain crops; `features` (N, D))
+    the set reads surely as the classifier reads them: alike enough one of its examples for its
+    reading to count whole (`_gates`), that example's class `both_ways_margin` clear of the next
+    and the classifier's best, and the set's classes `settled_mass` of the classifier's reading.
+    The blend reads such a crop as that class whatever the classifier's other views of it say (its
+    share of the blend is too small), unless they made it a plain face (whose gate is stricter) or
+    gave much to classes the set lacks, so they are not read (TileClassifier). A mask (N,), and the crops' similarities (N, K:
+    `class_similarity`'s; `apply_profile`'s `known`)."""
+    classes, sims = class_similarity(embedding(features), examples, labels)
+    top = np.sort(sims, axis=1)[:, -2:]
+    nearest, said = classes[sims.argmax(axis=1)], probs[:, :NOT_A_TILE].argmax(axis=1)
+    shows_set = _shows_set(top[:photo_boxes, 1], probs[:photo_boxes], blend)
+    _, full = _gates(blend, shows_set, np.isin(nearest, PLAIN_FACES) | np.isin(said, PLAIN_FACES))
+    held = probs[:, classes].sum(axis=1) >= blend.settled_mass
+    return (top[:, 1] >= full) & (top[:, 1] - top[:, 0] >= blend.both_ways_margin) & (nearest == said) & held, sims
+
+
 def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, examples: np.ndarray,
                   labels: np.ndarray, blend: Blend = BLEND, other_views: OtherViews | None = None,
-                  ink: np.ndarray | None = None, photo_boxes: int | None = None
+                  ink: np.ndarray | None = None, photo_boxes: int | None = None, known: np.ndarray | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`probs` (N, 43 or 44) with the 43 classes blended with the set's reading, each box's best
     similarity to the set's examples (N,) and that example's class id (N,). `features` (R, D): the
@@ -129,10 +153,13 @@ def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, exa
     `ink_similarity` when the set has `ink`: its examples' ink views, as `examples`; the similarity
     and class returned stay the plain crop's). `photo_boxes`: whether the photo shows the set is
     told by the first so many boxes alone (the finder's tiles, not its weak boxes: the reading of a
-    tile must not hang on how many weak boxes are named with it); None: by all. The NOT_A_TILE column
-    is left as it is."""
+    tile must not hang on how many weak boxes are named with it); None: by all. `known`: the
+    similarities of the first rows, compared already (`settled`). The NOT_A_TILE column is left as
+    it is."""
     up = embedding(features)
-    classes, row_sims = class_similarity(up, examples, labels)
+    classes, row_sims = class_similarity(up[0 if known is None else len(known):], examples, labels)
+    if known is not None:
+        row_sims = np.concatenate([known, row_sims])
     sims = _per_box(row_sims, rows, len(probs))
     best, nearest = sims.max(axis=1), classes[sims.argmax(axis=1)]
     said = probs[:, :NOT_A_TILE].argmax(axis=1)

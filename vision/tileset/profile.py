@@ -18,7 +18,7 @@ import numpy as np
 
 from vision.classes import CLASSES
 from vision.classifier import OtherViews, SetMatch
-from vision.tileset.apply import apply_profile
+from vision.tileset.apply import apply_profile, settled
 
 FORMAT = "fanshot-tileset"
 VERSION = 2
@@ -78,14 +78,22 @@ class TilesetProfile:
                 "ink": self.ink is not None}
 
     def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray,
-              other_views: OtherViews | None = None, photo_boxes: int | None = None) -> tuple[np.ndarray, SetMatch]:
+              other_views: OtherViews | None = None, photo_boxes: int | None = None,
+              known: np.ndarray | None = None) -> tuple[np.ndarray, SetMatch]:
         """The classifier's `probs` blended with this set's reading, and how alike each box is to
         the set's tiles (vision.tileset.apply; `other_views`: the features of crops turned upside
         down and of their ink views; `photo_boxes`: the first boxes that tell whether the photo
-        shows the set)."""
+        shows the set; `known`: the first crops' similarities, from `settled`)."""
         blended, similarity, tile = apply_profile(probs, features, rows, self.embeddings, self.labels,
-                                                  other_views=other_views, ink=self.ink, photo_boxes=photo_boxes)
+                                                  other_views=other_views, ink=self.ink, photo_boxes=photo_boxes,
+                                                  known=known)
         return blended, SetMatch(similarity, tile)
+
+    def settled(self, probs: np.ndarray, features: np.ndarray, photo_boxes: int | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """Which crops this set reads surely as the classifier does, and their similarities to the
+        set's classes (vision.tileset.apply.settled): the classifier's extra views of them are not read."""
+        return settled(probs, features, self.embeddings, self.labels, photo_boxes=photo_boxes)
 
     def merged(self, other: TilesetProfile) -> TilesetProfile:
         """This profile with `other`'s examples added (same classifier); with ink views when both
