@@ -20,10 +20,11 @@ CANDIDATES = 4  # classes listed per detection (its own first), for vision.one_s
 # The classifier's extra views (model.json classifier `views`): flips of the N x C x H x W crops
 # whose class probabilities are averaged with the crop's own, for the crops whose best class is
 # under `views_below` (a sure crop keeps its own answer)
+UPSIDE_DOWN = (2, 3)  # the flip that turns N x C x H x W crops half a turn
 VIEW_FLIPS: dict[str, list[tuple[int, ...]]] = {
     "none": [],
-    "rot180": [(2, 3)],                      # tiles lie upside down as often as not
-    "rot180+mirror": [(2, 3), (3,), (2,)],   # and some photos are mirrored (selfie cameras)
+    "rot180": [UPSIDE_DOWN],                 # tiles lie upside down as often as not
+    "rot180+mirror": [UPSIDE_DOWN, (3,), (2,)],  # and some photos are mirrored (selfie cameras)
 }
 
 
@@ -181,25 +182,32 @@ class TileClassifier:
         settled, known = np.zeros(len(boxes), bool), None
         if profile is not None and features is not None:
             settled, known = profile.settled(probs, features[0], photo_boxes)
-        probs = self._views(blob, probs, settled)
+        turned: dict[int, np.ndarray] = {}  # crops the classifier's views read upside down (a set compares them so)
+        probs = self._views(blob, probs, settled, turned)
         if self.both_turns is not None:
             aspect = (boxes[:, 2] - boxes[:, 0]) / np.maximum(boxes[:, 3] - boxes[:, 1], 1e-6)
             unsure = (probs.max(axis=1) < self.views_below) & ~settled
             either = np.flatnonzero((aspect >= self.both_turns[0]) & (aspect <= self.both_turns[1]) & unsure)
             if len(either):
                 other = crop_blob(crop_tiles(rgb, boxes[either], self.crop_w, self.crop_h, self.crop_pad, other_way=True))
-                probs[either] = (probs[either] + self._with_views(other, features)) / 2
+                other_probs = self._views(other, self._class_probabilities(other, features), None, turned, len(boxes))
+                probs[either] = (probs[either] + other_probs) / 2
                 rows = np.concatenate([rows, either])  # a profile compares such a box both ways
                 blobs.append(other)
         if profile is not None and features is not None:
             crops = np.concatenate(blobs) if len(blobs) > 1 else blob
 
             def other_views(picked: np.ndarray, ink: bool) -> tuple[np.ndarray, np.ndarray | None]:
-                turned = np.flip(crops[picked], (2, 3))
-                if not ink:
-                    return self.embed(np.ascontiguousarray(turned)), None
-                both = self.embed(np.concatenate([turned, ink_view(crops[picked])]))
-                return both[:len(picked)], both[len(picked):]
+                # the crops turned upside down that no view of the classifier read, and their ink views, in one run
+                read = np.array([int(i) in turned for i in picked], bool)
+                fresh = [np.flip(crops[picked[~read]], UPSIDE_DOWN)] + ([ink_view(crops[picked])] if ink else [])
+                run = self.embed(np.ascontiguousarray(np.concatenate(fresh))) if sum(map(len, fresh)) else None
+                upside_down = np.empty((len(picked), features[0].shape[1]), np.float32)
+                if read.any():
+                    upside_down[read] = np.stack([turned[int(i)] for i in picked[read]])
+                if run is not None:
+                    upside_down[~read] = run[:int((~read).sum())]
+                return upside_down, run[int((~read).sum()):] if ink and run is not None else None
 
             return profile.blend(probs, np.concatenate(features), rows, other_views, photo_boxes, known)
         return probs, None
@@ -222,23 +230,25 @@ class TileClassifier:
             raise ModelNotFoundError(f"tile set {profile.name!r} was learnt with another classifier "
                                      f"({profile.classifier}, this one is {self.model_id}): learn it again")
 
-    def _with_views(self, blob: np.ndarray, features: list[np.ndarray] | None = None) -> np.ndarray:
-        """Class probabilities of N x C x H x W crops, averaged with their flipped views (`view_flips`)
-        for the crops whose best class is under `views_below`; `features`: the crops' own embeddings
-        appended to it (not the views')."""
-        return self._views(blob, self._class_probabilities(blob, features))
-
-    def _views(self, blob: np.ndarray, probs: np.ndarray, settled: np.ndarray | None = None) -> np.ndarray:
+    def _views(self, blob: np.ndarray, probs: np.ndarray, settled: np.ndarray | None = None,
+               turned: dict[int, np.ndarray] | None = None, first: int = 0) -> np.ndarray:
         """`probs` of the crops `blob` averaged with their flipped views (`view_flips`) for the crops
-        whose best class is under `views_below` but the `settled` ones."""
+        whose best class is under `views_below` but the `settled` ones. `turned`: the features of
+        the crops turned upside down that a view read, kept by crop (its index + `first`)."""
         below = probs.max(axis=1) < self.views_below
         if settled is not None:
             below &= ~settled
         unsure = np.flatnonzero(below) if self.view_flips else np.zeros(0, np.int64)
         if len(unsure):
             views = np.concatenate([np.flip(blob[unsure], dims) for dims in self.view_flips])
-            flipped = self._class_probabilities(np.ascontiguousarray(views)).reshape(len(self.view_flips), len(unsure), -1)
-            probs[unsure] = (probs[unsure] + flipped.sum(axis=0)) / (len(self.view_flips) + 1)
+            keep = turned is not None and UPSIDE_DOWN in self.view_flips
+            features: list[np.ndarray] | None = [] if keep else None
+            flipped = self._class_probabilities(np.ascontiguousarray(views), features)
+            probs[unsure] = (probs[unsure] + flipped.reshape(len(self.view_flips), len(unsure), -1).sum(axis=0)) / (
+                len(self.view_flips) + 1)
+            if turned is not None and features:
+                upside_down = features[0].reshape(len(self.view_flips), len(unsure), -1)[self.view_flips.index(UPSIDE_DOWN)]
+                turned.update({first + int(i): f for i, f in zip(unsure, upside_down)})
         return probs
 
     def _class_probabilities(self, blob: np.ndarray, features: list[np.ndarray] | None = None) -> np.ndarray:

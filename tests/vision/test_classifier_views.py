@@ -1,6 +1,6 @@
 """The classifier's flipped views (model.json classifier `views`, `views_below`): a crop whose best
 class is under `views_below` gets the mean of its own probabilities and those of its flips; a sure
-crop keeps its own."""
+crop keeps its own; a tile set reads upside down only the crops no view did."""
 import numpy as np
 import pytest
 
@@ -29,10 +29,15 @@ def _views(det, crops):
     return own, (own + sum(flips)) / (len(flips) + 1)
 
 
+def _read(det, crops):
+    """The classifier's probabilities of `crops` with its views of the unsure ones."""
+    return det._views(crops, det._class_probabilities(crops))
+
+
 def _with_views(det, crops, below):
     det.views_below, kept = below, det.views_below
     try:
-        return det._with_views(crops)
+        return _read(det, crops)
     finally:
         det.views_below = kept
 
@@ -82,8 +87,8 @@ def test_an_unsure_box_about_as_wide_as_tall_is_read_both_ways_and_the_readings_
     try:
         detector.views_below = 1.01  # every reading unsure
         args = (rgb, boxes, detector.crop_w, detector.crop_h, detector.crop_pad)
-        usual = detector._with_views(_blob(crop_tiles(*args)))
-        other = detector._with_views(_blob(crop_tiles(*args, other_way=True)))
+        usual = _read(detector, _blob(crop_tiles(*args)))
+        other = _read(detector, _blob(crop_tiles(*args, other_way=True)))
         assert np.abs(usual[0] - other[0]).max() > 1e-3  # the two readings differ, so the test can tell
         probs = detector.classify(rgb, boxes)
         np.testing.assert_allclose(probs[0], (usual[0] + other[0]) / 2, atol=1e-5)
@@ -109,3 +114,43 @@ def test_a_model_json_with_a_malformed_both_turns_is_a_clear_error(tmp_path, tur
     (tmp_path / MODEL_JSON).write_text(json.dumps(spec), encoding="utf-8")
     with pytest.raises(ModelNotFoundError, match="both_turns"):
         Detector(tmp_path)
+
+
+class _Look:
+    """A tile set that asks for every crop's other views (vision.classifier.SetLook) and keeps them."""
+
+    def __init__(self, det):
+        self.name, self.classifier, self.asked = "look", det.model_id, []
+
+    def settled(self, probs, features, photo_boxes=None):
+        return np.zeros(len(probs), bool), None
+
+    def blend(self, probs, features, rows, other_views=None, photo_boxes=None, known=None):
+        from vision.classifier import SetMatch
+
+        self.asked.append(other_views(np.arange(len(rows)), True))
+        return probs, SetMatch(np.zeros(len(probs), np.float32), np.zeros(len(probs), np.int64))
+
+
+def test_a_set_reads_upside_down_only_the_crops_the_views_did_not(detector, monkeypatch):
+    from vision.classifier import crop_blob, crop_tiles, ink_view
+
+    rng = np.random.default_rng(2)
+    rgb = (rng.random((200, 400, 3)) * 255).astype(np.uint8)
+    boxes = np.array([[10 + 90 * i, 20, 70 + 90 * i, 110] for i in range(4)], np.float32)  # upright tiles
+    crops = crop_blob(crop_tiles(rgb, boxes, detector.crop_w, detector.crop_h, detector.crop_pad))
+    upside_down = detector.embed(np.ascontiguousarray(np.flip(crops, (2, 3))))
+    inked = detector.embed(ink_view(crops))
+    run = detector._class_probabilities
+    read: list[int] = []
+    monkeypatch.setattr(detector, "_class_probabilities", lambda blob, features=None: read.append(len(blob)) or run(blob, features))
+    # the crops, their views, then the set's run: their ink views and upside down those no view read
+    flips = len(detector.view_flips)
+    for below, runs in ((1.01, [4, 4 * flips, 4]), (0.0, [4, 8])):  # every crop unsure; every crop sure
+        monkeypatch.setattr(detector, "views_below", below)
+        look, read[:] = _Look(detector), []
+        detector.classify_as_set(rgb, boxes, look)
+        turned, ink = look.asked[0]
+        np.testing.assert_allclose(turned, upside_down, atol=1e-4)
+        np.testing.assert_allclose(ink, inked, atol=1e-4)
+        assert read == runs
