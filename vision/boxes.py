@@ -119,9 +119,12 @@ def _straddles(box: np.ndarray, kept: np.ndarray, inter: np.ndarray, area: float
     first, second = np.argsort(-inter, kind="stable")[:2]
     if inter[second] <= 0:
         return False
-    a, b = kept[first], kept[second]
-    both = np.array([max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])])
-    shared = intersections(both[None], box)[0] if both[2] > both[0] and both[3] > both[1] else 0.0
+    (ax1, ay1, ax2, ay2), (bx1, by1, bx2, by2) = kept[first].tolist(), kept[second].tolist()
+    x1, y1, x2, y2 = box.tolist()
+    both = (max(ax1, bx1), max(ay1, by1), min(ax2, bx2), min(ay2, by2))  # the part the two share
+    shared = 0.0
+    if both[2] > both[0] and both[3] > both[1]:
+        shared = max(min(both[2], x2) - max(both[0], x1), 0.0) * max(min(both[3], y2) - max(both[1], y1), 0.0)
     cover = inter[first] + inter[second] - shared
     if area > STRADDLE_BIG * max(kept_areas[first], kept_areas[second]):
         return cover > STRADDLE_BIG_COVER * area
@@ -139,16 +142,18 @@ def suppress_duplicates(boxes: np.ndarray, scores: np.ndarray, overlap: float = 
     boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
     order = np.argsort(-np.asarray(scores, np.float64), kind="stable")
     areas = (boxes[:, 2] - boxes[:, 0]).clip(0) * (boxes[:, 3] - boxes[:, 1]).clip(0)
+    # every pair at once (`intersections` of each box with all)
+    w = (np.minimum(boxes[:, None, 2], boxes[None, :, 2]) - np.maximum(boxes[:, None, 0], boxes[None, :, 0])).clip(0)
+    h = (np.minimum(boxes[:, None, 3], boxes[None, :, 3]) - np.maximum(boxes[:, None, 1], boxes[None, :, 1])).clip(0)
+    inter = w * h
+    smaller, larger = np.minimum(areas[:, None], areas[None, :]), np.maximum(areas[:, None], areas[None, :])
+    same = (inter > overlap * smaller) & (smaller > size_ratio * larger)
     kept: list[int] = []
     for i in order:
         if kept and areas[i] > 0:
-            k = np.asarray(kept)
-            smaller, larger = np.minimum(areas[k], areas[i]), np.maximum(areas[k], areas[i])
-            inter = intersections(boxes[k], boxes[i])
-            same = (inter > overlap * smaller) & (smaller > size_ratio * larger)
-            if same.any():
+            if same[i, kept].any():
                 continue
-            if _straddles(boxes[i], boxes[k], inter, areas[i], areas[k]):
+            if _straddles(boxes[i], boxes[kept], inter[i, kept], areas[i], areas[kept]):
                 continue
         kept.append(int(i))
     return np.asarray(kept, np.int64)

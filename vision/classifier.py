@@ -60,6 +60,8 @@ class SetLook(Protocol):
     def settled(self, probs: np.ndarray, features: np.ndarray, photo_boxes: int | None = None
                 ) -> tuple[np.ndarray, np.ndarray]: ...
 
+    def likeness(self, features: np.ndarray, rows: np.ndarray, boxes: int) -> np.ndarray: ...
+
 
 def ink_view(blob: np.ndarray) -> np.ndarray:
     """N x 3 x H x W crops (`crop_blob`) with each pixel's darkest channel in all three: ink of any

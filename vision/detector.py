@@ -171,9 +171,7 @@ class Detector:
                                     other_way=True))
             rows.append(either)
         with one_blas_thread():
-            features = classifier.embed(crop_blob(np.concatenate(crops)))
-            uniform = np.full((len(boxes), NOT_A_TILE + 1), 1 / (NOT_A_TILE + 1), np.float32)
-            return tileset.blend(uniform, features, np.concatenate(rows))[1].similarity
+            return tileset.likeness(classifier.embed(crop_blob(np.concatenate(crops))), np.concatenate(rows), len(boxes))
 
     def _named_as_set(self, image: np.ndarray, boxes: np.ndarray, tileset: SetLook, photo_boxes: int | None = None
                       ) -> tuple[np.ndarray, SetMatch]:
@@ -199,20 +197,21 @@ def _named(raw: np.ndarray, find: np.ndarray, not_a_tile_above: float | None
 
 
 def _chosen(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, tiles: int, not_a_tile_above: float | None,
-            doubted_above: float | None = None) -> tuple[np.ndarray, list[int]]:
+            doubted_above: float | None = None, kept: np.ndarray | None = None) -> tuple[np.ndarray, list[int]]:
     """Of `boxes` (the finder's first `tiles` at its threshold, then weak ones), the tiles kept and
     the weak boxes kept (indices): boxes the classifier finds no tile in go; of the tiles, a box that
     is the same tile as a better one goes (suppress_duplicates); the weak boxes rank after every kept
     tile, and one that is the same tile as a kept one or a better weak one goes. `doubted_above`: a
     box whose "not a tile" is under it (the classifier's doubt), a tile or weak, counts as a weak box
-    ranked after the others (vision.set_rescue's firm plain faces)."""
+    ranked after the others (vision.set_rescue's firm plain faces). `kept`: the tiles kept, chosen
+    already from the same first `tiles`."""
     is_tile, _, _, scores = _named(raw, find, not_a_tile_above)
-    found = np.flatnonzero(is_tile[:tiles])
-    kept = found[suppress_duplicates(boxes[found], scores[found])]
+    if kept is None:
+        found = np.flatnonzero(is_tile[:tiles])
+        kept = _tile_sized(boxes, found[suppress_duplicates(boxes[found], scores[found])])
     weak_tiles = tiles + np.flatnonzero(is_tile[tiles:])
     if doubted_above is not None and not_a_tile_above is not None:
         weak_tiles = np.union1d(weak_tiles, np.flatnonzero(~is_tile & (raw[:, NOT_A_TILE] < doubted_above)))
-    kept = _tile_sized(boxes, kept)
     weak_tiles = _tile_sized(boxes, weak_tiles, of=kept)
     rank = np.concatenate([np.full(len(kept), 2.0), scores[weak_tiles] - ~is_tile[weak_tiles]])
     order = np.concatenate([kept, weak_tiles]).astype(np.int64)
@@ -244,7 +243,7 @@ def _reach(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, match: SetMatch
     n = len(later)
     boxes, find, raw = np.concatenate([boxes, later]), np.concatenate([find, later_find]), np.concatenate([raw, named[:n]])
     match = _joined(match, SetMatch(named_match.similarity[:n], named_match.tile[:n]))
-    kept, weak = _chosen(boxes, find, raw, tiles, not_a_tile_above, doubted_above=FIRM_NOT_TILE)
+    kept, weak = _chosen(boxes, find, raw, tiles, not_a_tile_above, doubted_above=FIRM_NOT_TILE, kept=kept)
     if weak:  # weak boxes the tile set vouches for are tiles
         chosen = np.array(weak, np.int64)
         vouched = rescued(boxes[chosen], find[chosen], match.similarity[chosen], match.tile[chosen],

@@ -155,6 +155,9 @@ class _Unsettled:
     def blend(self, *args, **kwargs):
         return self.profile.blend(*args, **kwargs)
 
+    def likeness(self, *args):
+        return self.profile.likeness(*args)
+
     def settled(self, probs, features, photo_boxes=None):
         mask, known = self.profile.settled(probs, features, photo_boxes)
         return np.zeros_like(mask), known

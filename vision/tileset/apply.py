@@ -90,6 +90,14 @@ def class_similarity(embeddings: np.ndarray, examples: np.ndarray, labels: np.nd
     return classes, np.maximum.reduceat(sims, starts, axis=1)
 
 
+def best_similarity(features: np.ndarray, rows: np.ndarray, boxes: int, examples: np.ndarray) -> np.ndarray:
+    """Each box's best cosine similarity to the set's `examples` over its crops (`features` (R, D),
+    `rows` the box of each): `apply_profile`'s best similarity, without the reading. (boxes,)"""
+    best = np.full(boxes, -1.0, np.float32)
+    np.maximum.at(best, rows, (embedding(features) @ examples.T).max(axis=1))
+    return best
+
+
 def both_ways_similarity(up: np.ndarray, down: np.ndarray, examples: np.ndarray, labels: np.ndarray
                          ) -> tuple[np.ndarray, np.ndarray] | None:
     """`class_similarity` of crops read both ways up: `up` (R, E) the crops' embeddings, `down` (R, E)

@@ -18,7 +18,7 @@ import numpy as np
 
 from vision.classes import CLASSES
 from vision.classifier import OtherViews, SetMatch
-from vision.tileset.apply import apply_profile, settled
+from vision.tileset.apply import apply_profile, best_similarity, settled
 
 FORMAT = "fanshot-tileset"
 VERSION = 2
@@ -94,6 +94,11 @@ class TilesetProfile:
         """Which crops this set reads surely as the classifier does, and their similarities to the
         set's classes (vision.tileset.apply.settled): the classifier's extra views of them are not read."""
         return settled(probs, features, self.embeddings, self.labels, photo_boxes=photo_boxes)
+
+    def likeness(self, features: np.ndarray, rows: np.ndarray, boxes: int) -> np.ndarray:
+        """Each box's best similarity to this set's examples over its crops (`rows`: the box of each
+        crop's `features`; vision.tileset.apply.best_similarity)."""
+        return best_similarity(features, rows, boxes, self.embeddings)
 
     def merged(self, other: TilesetProfile) -> TilesetProfile:
         """This profile with `other`'s examples added (same classifier); with ink views when both
