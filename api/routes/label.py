@@ -86,6 +86,9 @@ def list_images(request: Request):
     store = get_store(request)
     images, warnings = store.list_images()
     listing: dict = {"folder": str(store.root), "images": images}
+    tileset = getattr(request.app.state, "label_tileset", None)
+    if tileset:  # the set photos are pre-labelled with, and corrected tiles added to (PUT /labels)
+        listing["tileset"] = tileset
     if warnings:  # label files skipped (links out of the folder), sidecar values read as no score
         listing["warnings"] = warnings
     return listing
@@ -135,10 +138,11 @@ def get_labels(request: Request, path: str = PATH):
 
 
 @router.put("/labels", openapi_extra=LABELS_BODY, responses=openapi_errors(400, 403, 404, 409, 415, 422, 503))
-async def put_labels(request: Request, path: str = PATH):
+async def put_labels(request: Request, path: str = PATH, remember: bool = Query(
+        True, description="on a server started with a tile set, add the tiles corrected to it")):
     """Replace the boxes of an image: body `{"boxes": [{"tile", "box", "score"}], "version"}`. On a server
-    started with a tile set, the tiles corrected are added to it (`tileset` in the answer: name, added,
-    examples, or error; the labels are saved either way)."""
+    started with a tile set, the tiles corrected are added to it unless `remember=false` (`tileset` in
+    the answer: name, added, examples, or error; the labels are saved either way)."""
     try:
         body = await read_json_body(request)
     except JsonBodyError as exc:
@@ -150,7 +154,7 @@ async def put_labels(request: Request, path: str = PATH):
     before = store.load(path)["boxes"] if labelled else []  # a label file there: read, not detected
     # in a thread: the save may wait for another process's change to the folder (its lock)
     saved = await run_in_threadpool(store.save, path, body["boxes"], body.get("version", UNSEEN))
-    remembered = await remember_corrections(request.app, store, path, before, saved["boxes"])
+    remembered = await remember_corrections(request.app, store, path, before, saved["boxes"]) if remember else None
     return saved if remembered is None else {**saved, "tileset": remembered}
 
 

@@ -7,6 +7,7 @@
   const LOW_SCORE = 0.6;          // boxes under this detector score are drawn red
   const AMBIGUOUS_WAIT_MS = 900;  // "W" or "F" alone: wait this long for a digit
   const MIN_BOX_PX = 4;           // a drag shorter than this draws no box
+  const REMEMBER_KEY = "fanshot.label.remember";  // "no": corrected tiles are not added to the tile set
 
   const $ = (id) => document.getElementById(id);
   const state = {
@@ -53,11 +54,15 @@
       try {
         // sent with the version it was made on: a change made meanwhile elsewhere (another page or
         // server) is answered 409, not overwritten; opening the image again shows it
-        const fresh = await api("PUT", "/labels" + q(doc.path), { boxes, version: state.versions[doc.path] });
+        const fresh = await api("PUT", "/labels" + q(doc.path) + (remembering() ? "" : "&remember=false"),
+          { boxes, version: state.versions[doc.path] });
         state.versions[fresh.path] = fresh.version;
         if (seq === state.saveSeq && state.doc && state.doc.path === fresh.path) {
           adopt(fresh, keep);
-          saveState("saved");
+          const kept = fresh.tileset;  // the tiles corrected, added to the server's tile set
+          if (!kept) saveState("saved");
+          else if (kept.error) saveState(`saved, but not kept for the set ${kept.name}: ${kept.error}`, true);
+          else saveState(`saved · ${kept.added} corrected tile${kept.added === 1 ? "" : "s"} kept for the set ${kept.name}`);
         }
       } catch (error) {
         saveState("not saved: " + error.message, true);
@@ -91,9 +96,15 @@
 
   // --- images ----------------------------------------------------------------------
 
+  // With a server started with a tile set (fanshot label DIR --tileset NAME), corrected tiles are
+  // added to it unless the person unticks "remember" (REMEMBER_KEY).
+  function remembering() { return $("remember-row").hidden || $("remember").checked; }
+
   async function refreshList() {
     const data = await api("GET", "/images");
     state.images = data.images;
+    $("remember-row").hidden = !data.tileset;
+    $("tileset-name").textContent = data.tileset || "";
     orderImages();
   }
 
@@ -472,6 +483,11 @@
       });
     }
     $("order").addEventListener("change", () => { orderImages(); $("order").blur(); });
+    $("remember").checked = localStorage.getItem(REMEMBER_KEY) !== "no";
+    $("remember").addEventListener("change", () => {
+      localStorage.setItem(REMEMBER_KEY, $("remember").checked ? "yes" : "no");
+      $("remember").blur();  // the page's keys stay the page's
+    });
     try {
       const data = await api("GET", "/classes");
       state.classes = data.classes;

@@ -27,6 +27,7 @@ DETECTIONS = [
 
 class FakeDetector:
     model_version = "fake-1"
+    classifier = None  # no tile set is learnt with it
 
     def detect(self, rgb, **_):
         return Detections([dict(d) for d in DETECTIONS])
@@ -150,3 +151,38 @@ def test_clicking_a_picture_sets_the_tile_of_the_selected_box(page, server, fold
     assert page.evaluate("document.activeElement.id") == "stage"
     page.keyboard.type("5s")
     assert label_classes(folder / "a.txt", sorted([CLASS_ID["T5"], CLASS_ID["B5"]])) == sorted([CLASS_ID["T5"], CLASS_ID["B5"]])
+
+
+def test_corrected_tiles_are_kept_for_the_set_unless_the_person_unticks_remember(browser, folder, tmp_path, monkeypatch):
+    # a server started with a tile set (`fanshot label DIR --tileset NAME`): the page names it and
+    # sends each correction to be kept for it, or, "remember" unticked, not (remember=false)
+    monkeypatch.setenv("FANSHOT_DATA_DIR", str(tmp_path / "data"))  # no set "mine" there: keeping it fails, said
+    app = labelling_app()
+    configure_labelling(app, folder, detector=FakeDetector(), tileset="mine")
+    with serving(app) as url:
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        saves: list[str] = []
+        page.on("request", lambda request: saves.append(request.url) if request.method == "PUT" else None)
+        page.goto(url + "/label")
+        page.wait_for_selector(".box.selected[data-tile='B4']")
+        assert page.is_visible("#remember-row") and page.inner_text("#tileset-name") == "mine"
+        assert page.is_checked("#remember")
+        page.keyboard.type("5p")
+        page.wait_for_selector("#save-state:has-text('not kept for the set mine')")
+        assert "remember=false" not in saves[-1]
+        page.uncheck("#remember")
+        assert page.evaluate("document.activeElement.id") != "remember"  # the page's keys stay the page's
+        page.locator(".box[data-tile='W1']").click()
+        page.keyboard.type("6p")
+        page.wait_for_selector("#save-state:text-is('saved')")
+        assert "remember=false" in saves[-1]
+        page.reload()  # unticked stays unticked in this browser
+        page.wait_for_selector(".box.selected")
+        assert not page.is_checked("#remember")
+        context.close()
+
+
+def test_without_a_set_the_page_offers_no_remembering(page):
+    assert not page.is_visible("#remember-row")

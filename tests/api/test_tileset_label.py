@@ -87,3 +87,44 @@ def test_prelabel_reads_with_the_tile_set(learnt_folder, capsys):
     assert main(["label", str(folder), "--prelabel", "--tileset", "mine"]) == 0
     boxes = LabelStore(folder).load("layout.jpg")["boxes"]  # the label file written
     assert sorted(b["tile"] for b in boxes) == sorted(LAYOUT_ORDER)
+
+
+class _Finder:
+    """A detector that finds one W1 (the tiles a person then corrects)."""
+
+    model_version = "fake-1"
+    classifier = None  # no set is learnt with it
+
+    def detect(self, rgb, **_):
+        from vision.detections import Detections
+
+        return Detections([{"tile": "W1", "box": [10, 10, 60, 80], "score": 0.9}])
+
+
+def test_the_listing_names_the_set_and_remember_false_keeps_no_correction(tmp_path, monkeypatch):
+    import io
+
+    from PIL import Image
+
+    monkeypatch.setenv("FANSHOT_DATA_DIR", str(tmp_path / "data"))  # no set "mine" there: adding fails, said
+    buffer = io.BytesIO()
+    Image.new("RGB", (200, 100), (236, 228, 200)).save(buffer, format="JPEG")
+    (tmp_path / "a.jpg").write_bytes(buffer.getvalue())
+    app = labelling_app()
+    with TestClient(app) as client:
+        configure_labelling(app, tmp_path, detector=_Finder())
+        assert "tileset" not in client.get("/api/v1/label/images").json()
+        configure_labelling(app, tmp_path, detector=_Finder(), tileset="mine")
+        assert client.get("/api/v1/label/images").json()["tileset"] == "mine"
+        put = lambda tile, **params: client.put(  # noqa: E731
+            "/api/v1/label/labels", params={"path": "a.jpg", **params},
+            json={"boxes": [{"tile": tile, "box": [10, 10, 60, 80], "score": None}]})
+        first = client.get("/api/v1/label/labels", params={"path": "a.jpg"}).json()["boxes"]
+        assert [b["tile"] for b in first] == ["W1"]
+        assert put("W1").json().get("tileset") is None  # saved as read: nothing corrected
+        unremembered = put("W2", remember="false")
+        assert unremembered.status_code == 200 and "tileset" not in unremembered.json()
+        remembered = put("W3").json()
+        assert remembered["tileset"]["name"] == "mine" and "error" in remembered["tileset"]
+        assert [b["tile"] for b in remembered["boxes"]] == ["W3"]  # the labels saved either way
+        assert put("W4", remember="maybe").status_code == 422
