@@ -39,6 +39,8 @@ class Learnt(BaseModel):
     tiles: int = Field(description="tiles found and named in the layout order")
     rows: list[int] = Field(description="tiles in each row, top to bottom")
     reversed: bool = Field(description="true: the photo was taken from the other side (the order read backwards)")
+    missed: int = Field(description="tiles the finder gave no box, found where a row leaves a gap or ends "
+                                    "(the classifier reads a tile there)")
     seconds: float = Field(description="time spent finding and learning, in the worker")
 
 

@@ -95,7 +95,7 @@ class TilesetProfiles:
                            params={"found": len(exc.boxes), "rows": exc.rows}) from None
         except ProfileError as exc:  # --add to a set learnt with another classifier, an unreadable one
             raise unreadable(f"{exc} (nothing saved)") from None
-        learnt = {"tiles": len(layout.tiles), "rows": layout.rows, "reversed": layout.reversed,
+        learnt = {"tiles": len(layout.tiles), "rows": layout.rows, "reversed": layout.reversed, "missed": layout.missed,
                   "seconds": round(time.perf_counter() - started, 3)}
         return {**saved.summary(), "learnt": learnt}
 

@@ -8,7 +8,9 @@ as often as not): their embeddings are the set's examples of that class (vision.
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -17,6 +19,7 @@ from vision.classes import CLASSES, NOT_A_TILE
 from vision.classifier import TileClassifier, crop_blob, crop_tiles, ink_view
 from vision.detector import Detector
 from vision.photo import read_photo
+from vision.set_search import gap_boxes
 from vision.tileset.apply import embedding
 from vision.tileset.profile import ProfileError, TilesetProfile
 
@@ -37,6 +40,11 @@ EXAMPLES_PER_TILE = 2 * (len(JITTERS) + len(TURNS) + 1)  # each crop both ways u
 # (not laid out in LAYOUT_ORDER, or not a photo of tiles)
 MIN_AGREEMENT = 0.4
 ROW_GAP = 0.5  # a box whose centre is further than this share of a tile's height from a row starts another
+# A tile the finder gives no box (a blank face of a set it never saw) leaves a gap in its row or a
+# row shorter at an end: the places there (vision.set_search.gap_boxes) the classifier reads as a
+# tile are the layout's tiles too, and so beside them, for this many rounds
+MISSED_ROUNDS = 3
+MAX_ADDITIONS = 5000  # the sets of such places tried (which fit the order best)
 
 
 class LayoutError(ProfileError):
@@ -56,6 +64,8 @@ class Layout:
     tiles: list[str]
     rows: list[int]
     reversed: bool  # the photo was taken from the other side: the order read backwards
+    agreement: float = 1.0  # the share of its tiles the shipped classifier reads as the order names them
+    missed: int = 0  # tiles the finder gave no box, found in the rows' gaps (`missed_tiles`)
 
 
 def reading_order(boxes: np.ndarray) -> tuple[np.ndarray, list[int]]:
@@ -146,7 +156,7 @@ def read_layout(boxes: np.ndarray, probs: np.ndarray) -> Layout:
         raise LayoutError(f"{found}, but only {agree:.0%} of them look like the tiles the layout order puts "
                           "there: lay the set out in the order `fanshot tileset layout` shows", ordered, rows)
     tiles = layout_tiles(len(ordered))
-    return Layout(ordered, tiles[::-1] if turned else tiles, rows, turned)
+    return Layout(ordered, tiles[::-1] if turned else tiles, rows, turned, agree)
 
 
 def layout_tiles(count: int) -> list[str]:
@@ -157,20 +167,79 @@ def layout_tiles(count: int) -> list[str]:
     return suits_honours + flowers + back
 
 
+def missed_tiles(boxes: np.ndarray, doubt: Callable[[np.ndarray], np.ndarray], most: float, width: int, height: int
+                 ) -> np.ndarray:
+    """The places where a layout's tile may lie that the finder missed: beside the found `boxes`
+    (N x 4) where their rows leave a gap or end (vision.set_search.gap_boxes), those whose `doubt`
+    (the classifier's "not a tile") is under `most`, then beside those, for up to MISSED_ROUNDS
+    rounds. (K x 4), each round's surest first."""
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    found = [np.zeros((0, 4), np.float32)]
+    around, looked = boxes, boxes
+    for _ in range(MISSED_ROUNDS):
+        places = gap_boxes(np.concatenate([boxes, *found]), around, looked, width, height)
+        if not len(places):
+            break
+        looked = np.concatenate([looked, places])
+        not_tile = doubt(places)
+        kept = np.flatnonzero(not_tile < most)
+        kept = kept[np.argsort(not_tile[kept], kind="stable")]
+        if not len(kept):
+            break
+        around = places[kept]
+        found.append(around)
+    return np.concatenate(found)
+
+
 def learn_layout(detector: Detector, data: bytes, name: str, file: str = "") -> tuple[TilesetProfile, Layout]:
     """The profile `name` learnt from one layout photo's bytes (read as every photo is read,
-    vision.photo.read_photo): the detector's tiles in reading order named by LAYOUT_ORDER.
-    Raises LayoutError (what was found: its `boxes`, in the photo's pixels as read), ImageError."""
+    vision.photo.read_photo): the detector's tiles in reading order named by LAYOUT_ORDER. When its
+    classifier can tell a tile from none, the places in the rows' gaps that hold a tile the finder
+    missed (`missed_tiles`) are added: those that make the layout fit the order best (the largest
+    share of its tiles read as the order names them; none unless that is higher). Raises LayoutError (what was found: its
+    `boxes`, in the photo's pixels as read), ImageError."""
     photo = read_photo(data)
     found = detector.detect(photo.image, photo=photo)
     boxes = np.array([d["box"] for d in found.tiles], np.float32).reshape(-1, 4)
-    source, source_boxes = detector.classifier_view(photo.image, boxes, photo)
-    probs = detector.classifier.classify(source, source_boxes)[:, :NOT_A_TILE]
-    layout = read_layout(boxes, probs)
-    order, _ = reading_order(boxes)
-    profile = profile_from_boxes(name, detector.classifier, source, source_boxes[order], layout.tiles,
+    classifier = detector.classifier
+    places = np.zeros((0, 4), np.float32)
+    if classifier.not_a_tile_above is not None and len(boxes):
+        def doubt(at: np.ndarray) -> np.ndarray:
+            source, in_view = detector.classifier_view(photo.image, np.concatenate([boxes, at]), photo)
+            return classifier.classify(source, in_view[len(boxes):])[:, NOT_A_TILE]
+
+        places = missed_tiles(boxes, doubt, classifier.not_a_tile_above, photo.image.shape[1], photo.image.shape[0])
+    every = np.concatenate([boxes, places])
+    source, source_every = detector.classifier_view(photo.image, every, photo)
+    probs = classifier.classify(source, source_every)[:, :NOT_A_TILE]
+    layout, chosen, refused = None, np.arange(len(boxes)), None
+    for added in _additions(len(boxes), len(places)):
+        tried = np.concatenate([np.arange(len(boxes)), len(boxes) + np.array(added, np.int64)])
+        try:
+            fits = read_layout(every[tried], probs[tried])
+        except LayoutError as exc:
+            refused = refused or exc
+            continue
+        if layout is None or fits.agreement > layout.agreement:
+            layout, chosen = replace(fits, missed=len(added)), tried
+    if layout is None:
+        assert refused is not None
+        raise refused
+    order, _ = reading_order(every[chosen])
+    source, source_boxes = detector.classifier_view(photo.image, every[chosen], photo)
+    profile = profile_from_boxes(name, classifier, source, source_boxes[order], layout.tiles,
                                  {"kind": "layout", "file": file})
     return profile, layout
+
+
+def _additions(found: int, places: int) -> list[tuple[int, ...]]:
+    """The sets of places (indices) that make `found` tiles a count of LAYOUT_COUNTS, fewest first
+    (none first of all), at most MAX_ADDITIONS of them."""
+    out: list[tuple[int, ...]] = [()]
+    for extra in range(1, places + 1):
+        if found + extra in LAYOUT_COUNTS:
+            out.extend(itertools.islice(itertools.combinations(range(places), extra), MAX_ADDITIONS))
+    return out[:MAX_ADDITIONS]
 
 
 def photo_boxes_in_view(detector: Detector, data: bytes, boxes: np.ndarray, size: tuple[int, int] | None,
