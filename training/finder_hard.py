@@ -44,6 +44,21 @@ class FinderHardOn:
                           found.closer_differs)
 
 
+def parse_hard(value: str) -> tuple[str, float]:
+    """`--finder-hard TILE[:FACTOR]`'s tile and factor (HARD_FACTOR when left out); ValueError with
+    the message for a bad one."""
+    from vision.classes import CLASSES
+
+    tile, _, factor = value.partition(":")
+    try:
+        share = float(factor) if factor else HARD_FACTOR
+    except ValueError:
+        share = -1.0
+    if tile not in CLASSES or not 0 <= share < 1:
+        raise ValueError(f"--finder-hard {value!r}: a tile code and a factor from 0 up to 1 (e.g. J3:0.1)")
+    return tile, share
+
+
 def true_shares(record: dict, tile: str) -> np.ndarray:
     """The record's boxes of `tile` (stored pixels) as shares of its image's width and height."""
     width, height = record["width"], record["height"]

@@ -41,6 +41,10 @@ def register(sub) -> None:
     p.add_argument("--workers", type=positive_int, default=1, help="processes rendering the scenes")
     p.add_argument("--work", default=None, help="folder of rendered photos, reused (default: the cache folder "
                                                 "$FANSHOT_CACHE/tileset-eval, else ~/.cache/fanshot/tileset-eval)")
+    p.add_argument("--finder-hard", metavar="TILE[:FACTOR]", default=None,
+                   help="the finder made to hardly find TILE (its boxes on it scored FACTOR of their score, default "
+                        "0.1; 0: no box) in the layout photo and the set's photos, as on a set whose blank dragon "
+                        "the finder misses (as `fanshot eval --finder-hard`; the layout and scenes must be labelled)")
     p.add_argument("--why", action="store_true", help="also say why images are not exactly right (as `fanshot eval --why`)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--model-dir", default=None)
@@ -87,8 +91,20 @@ def _records(spec: str) -> tuple[str, list[dict]]:
     return path.name, read_yolo(path)
 
 
-def _learn(args, detector, work: Path):
-    """The profile, and how it was learnt ({"source", "file"/"data", "tiles", "examples", "seconds"})."""
+def _layout_record(photo: Path) -> dict:
+    """The labels of a layout photo in a YOLO folder (`--finder-hard` hides its true boxes of a tile)."""
+    from datasets.formats import DatasetError, read_yolo
+
+    folder = photo.parent.parent if photo.parent.name == "images" else photo.parent
+    for record in read_yolo(folder):
+        if Path(record["file"]).resolve() == photo.resolve():
+            return record
+    raise DatasetError(f"{photo}: no labels beside it: --finder-hard needs a labelled layout photo")
+
+
+def _learn(args, detector, work: Path, hide=None):
+    """The profile, and how it was learnt ({"source", "file"/"data", "tiles", "examples", "seconds"});
+    `hide`: told each labelled photo (training.finder_hard) before it is read."""
     from fanshot.commands.tileset_data import learn_labelled
     from vision.tileset.learn import learn_layout
 
@@ -101,9 +117,11 @@ def _learn(args, detector, work: Path):
             work, "layout", {"seed": args.layout_seed, "one_set": args.one_set, "altered": args.altered,
                              "layout": LAYOUT_COUNT, "long_side": args.long_side}, 1, 1) / "images").iterdir())))
         data = photo.read_bytes()
+        if hide is not None:
+            hide(_layout_record(photo))
         t0 = time.perf_counter()
-        profile, _ = learn_layout(detector, data, "eval", file=photo.name)
-        how = {"source": "layout", "file": str(photo)}
+        profile, layout = learn_layout(detector, data, "eval", file=photo.name)
+        how = {"source": "layout", "file": str(photo), "missed": layout.missed}
     seconds = time.perf_counter() - t0
     return profile, {**how, "tiles": len(profile.class_counts()), "examples": len(profile.labels),
                      "seconds": round(seconds, 3)}
@@ -124,13 +142,13 @@ def _answer_tiles(pairs: list) -> list[Counter]:
     return [Counter(p["tile"] for p in answer(predicted)) for _, predicted in pairs]
 
 
-def _read(name: str, kind: str, records: list[dict], detector, reader, why: bool) -> dict:
-    """One row: `records` read without and with the profile."""
+def _read(name: str, kind: str, records: list[dict], detector, reader, why: bool, hide=None) -> dict:
+    """One row: `records` read without and with the profile (`hide`: told each record before it is read)."""
     from training.evaluate import detect_dataset
     from vision.photo import DETECT_MAX_SIDE
 
-    without = detect_dataset(records, detector, DETECT_MAX_SIDE)
-    with_ = detect_dataset(records, reader, DETECT_MAX_SIDE)
+    without = detect_dataset(records, detector, DETECT_MAX_SIDE, before_each=hide)
+    with_ = detect_dataset(records, reader, DETECT_MAX_SIDE, before_each=hide)
     otherwise = sum(a != b for a, b in zip(_answer_tiles(without), _answer_tiles(with_)))
     return {"name": name, "kind": kind, "images": len(records), "without": _figures(without, records, why),
             "with": _figures(with_, records, why), "read_otherwise": otherwise}
@@ -139,8 +157,9 @@ def _read(name: str, kind: str, records: list[dict], detector, reader, why: bool
 def _eval(args) -> int:
     from datasets.formats import DatasetError
     from datasets.synth.generate import SynthError
+    from training.finder_hard import FinderHardOn, parse_hard, true_shares
     from vision.decode import ImageError
-    from vision.detector import get_detector
+    from vision.detector import Detector, get_detector
     from vision.model_spec import ModelNotFoundError
     from vision.tileset.profile import ProfileError
     from vision.tileset.reader import with_tileset
@@ -151,12 +170,25 @@ def _eval(args) -> int:
         return _fail("nothing to read: give --one-set SEED, --scenes or --other")
     if args.list and not args.data:
         return _fail("--list goes with --data")
+    if args.finder_hard and args.data:
+        return _fail("--finder-hard goes with a layout photo (rendered, or --layout in a labelled folder)")
+    try:
+        hard_on = parse_hard(args.finder_hard) if args.finder_hard else None
+    except ValueError as exc:
+        return _fail(str(exc))
     work = _work_dir(args.work)
     try:
-        detector = get_detector(args.model_dir)
+        # a finder made blind to a tile is a private detector's (the shared one keeps its own)
+        detector = get_detector(args.model_dir) if hard_on is None else Detector(args.model_dir)
         if not detector.classifier.has_features:
             return _fail("this model's classifier has no 'features' output: it cannot read with a tile set")
-        profile, learnt = _learn(args, detector, work)
+        hide = None
+        if hard_on is not None:
+            hard = FinderHardOn(detector.finder, hard_on[1])
+
+            def hide(record: dict) -> None:
+                hard.look_at(true_shares(record, hard_on[0]))
+        profile, learnt = _learn(args, detector, work, hide)
         reader = with_tileset(detector, profile)
         sets: list[tuple[str, str, list[dict]]] = []
         if args.scenes:
@@ -169,16 +201,22 @@ def _eval(args) -> int:
         empty = [name for _, name, records in sets if not records]
         if empty:
             return _fail(f"no labelled images in {', '.join(empty)}")
-        rows = [_read(name, kind, records, detector, reader, args.why) for kind, name, records in sets]
+        rows = [_read(name, kind, records, detector, reader, args.why, hide if kind == "learnt" else _nothing)
+                for kind, name, records in sets]
     except (ProfileError, ModelNotFoundError, DatasetError, SynthError) as exc:
         return _fail(str(exc))
     except ImageError as exc:
         return _fail(exc.message)
     except OSError as exc:
         return _fail(f"{exc.filename or ''}: {exc.strerror or exc}")
-    report = {"one_set": args.one_set, "altered": args.altered, "profile": learnt, "rows": rows}
+    report = {"one_set": args.one_set, "altered": args.altered, "profile": learnt, "rows": rows,
+              **({"finder_hard": {"tile": hard_on[0], "factor": hard_on[1]}} if hard_on else {})}
     print(json.dumps(report) if args.json else format_table(report))
     return 0
+
+
+def _nothing(record: dict) -> None:
+    """The sets the profile was not learnt for are read with the finder as it is."""
 
 
 def _cell(f: dict, images: int) -> str:
@@ -189,7 +227,10 @@ def _cell(f: dict, images: int) -> str:
 def format_table(report: dict) -> str:
     p = report["profile"]
     source = f"layout photo {p['file']}" if p["source"] == "layout" else f"labelled photos {p['data']}"
-    lines = [f"profile: {source}: {p['tiles']} tiles, {p['examples']} examples, learnt in {p['seconds']:.2f} s",
+    hard = report.get("finder_hard")
+    blind = f"; the finder made to hardly find {hard['tile']} (x{hard['factor']:g}) in it and the set's photos" if hard else ""
+    missed = f" ({p['missed']} found in the rows' gaps)" if p.get("missed") else ""
+    lines = [f"profile: {source}{missed}: {p['tiles']} tiles, {p['examples']} examples, learnt in {p['seconds']:.2f} s{blind}",
              f"{'data':<40} {'images':>6}  {'exactly right without':<28} {'with the profile':<28} named right  read otherwise"]
     for r in report["rows"]:
         name = ("* " if r["kind"] == "learnt" else "  ") + r["name"]

@@ -206,17 +206,12 @@ def _eval(args) -> int:
 
 def _finder_hard(value: str) -> tuple[str, float]:
     """`--finder-hard TILE[:FACTOR]`'s tile and factor; a bad one ends the command."""
-    from training.finder_hard import HARD_FACTOR
-    from vision.classes import CLASSES
+    from training.finder_hard import parse_hard
 
-    tile, _, factor = value.partition(":")
     try:
-        share = float(factor) if factor else HARD_FACTOR
-    except ValueError:
-        share = -1.0
-    if tile not in CLASSES or not 0 <= share < 1:
-        raise SystemExit(_fail(f"--finder-hard {value!r}: a tile code and a factor from 0 up to 1 (e.g. J3:0.1)"))
-    return tile, share
+        return parse_hard(value)
+    except ValueError as exc:
+        raise SystemExit(_fail(str(exc))) from None
 
 
 def _hard_finder(detector, tile: str, factor: float):

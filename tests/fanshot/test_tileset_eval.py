@@ -106,3 +106,20 @@ def test_a_layout_photo_that_is_not_a_photo_is_refused(work, tmp_path, capsys):
     bad.write_bytes(b"not a jpeg")
     code, _, err = _run(capsys, "--layout", str(bad), "--other", str(tmp_path), "--work", str(work))
     assert code == 2 and "Traceback" not in err and err.startswith("fanshot tileset eval:")
+
+
+def test_the_finder_made_blind_to_a_tile_in_the_layout_and_the_scenes(work, capsys):
+    # a set whose blank dragon the finder misses: the layout's is found in its row's gap, and the
+    # scenes are read with the finder as blind (the sets the profile was not learnt for: as it is)
+    _run(capsys, *SMALL, "--work", str(work), "--json")
+    scenes = next(work.glob("scenes-*"))
+    code, out, err = _run(capsys, *SMALL, "--work", str(work), "--json", "--finder-hard", "J3:0", "--other", str(scenes))
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["finder_hard"] == {"tile": "J3", "factor": 0.0}
+    assert report["profile"]["missed"] == 1 and report["profile"]["tiles"] == 43
+    blind, seen = report["rows"]  # the same scenes: read with the finder blind to J3, and as it is
+    assert blind["kind"] == "learnt" and seen["kind"] == "other"
+    assert blind["without"]["located_recall"] <= seen["without"]["located_recall"]
+    code, _, err = _run(capsys, *SMALL, "--work", str(work), "--finder-hard", "Q3")
+    assert code == 2 and "a tile code and a factor" in err
