@@ -53,6 +53,9 @@ class SetLook(Protocol):
     @property
     def classifier(self) -> str: ...
 
+    @property
+    def searched(self) -> bool: ...
+
     def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray,
               other_views: OtherViews | None = None, photo_boxes: int | None = None,
               known: np.ndarray | None = None) -> tuple[np.ndarray, SetMatch]: ...

@@ -107,7 +107,7 @@ class Detector:
 
             all_boxes, all_find, raw, match, kept, weak_kept = _reach(
                 all_boxes, all_find, raw, match, len(boxes), kept, weak_boxes[later], weak_find[later],
-                weak_floor, rgb.shape, classifier.not_a_tile_above, name, likeness)
+                weak_floor, rgb.shape, classifier.not_a_tile_above, name, likeness, set_look.searched)
         _, probs, class_ids, scores = _named(raw, all_find, classifier.not_a_tile_above)
 
         def record(i: int) -> Detection:
@@ -220,11 +220,12 @@ def _chosen(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, tiles: int, no
 
 def _reach(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, match: SetMatch, tiles: int, kept: np.ndarray,
            later: np.ndarray, later_find: np.ndarray, weak_floor: float | None, shape: tuple, not_a_tile_above: float | None,
-           name: Name, likeness: Callable[[np.ndarray], np.ndarray]
+           name: Name, likeness: Callable[[np.ndarray], np.ndarray], search: bool = True
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, SetMatch, np.ndarray, list[int]]:
     """With a tile set, in a photo that shows it: the finder's weak boxes left for the rescue
-    (`later`, scores `later_find`) that their geometry does not rule out, and the gaps beside the
-    tiles found (vision.set_search), named by `name` in one run; the weak boxes the set vouches for
+    (`later`, scores `later_find`) that their geometry does not rule out, and, with `search` (a set
+    whose tiles the finder may give no box: TilesetProfile.searched), the gaps beside the tiles found
+    (vision.set_search), named by `name` in one run; the weak boxes the set vouches for
     (vision.set_rescue) and the gaps it recognises become tiles. `boxes`, `find`, `raw`, `match`
     (named already; the first `tiles` the finder's tiles, `kept` those kept) grow by the boxes named
     here. (boxes, find, raw, match, kept, weak kept: the weak boxes from `weak_floor` up)."""
@@ -232,7 +233,9 @@ def _reach(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, match: SetMatch
     sound = worth_naming(later, boxes[kept])
     later, later_find = later[sound], later_find[sound]
     tiles_found = kept
-    places = gap_boxes(boxes[kept], boxes[kept], np.concatenate([boxes, later]), width, height)
+    places = np.zeros((0, 4), np.float32)
+    if search:
+        places = gap_boxes(boxes[kept], boxes[kept], np.concatenate([boxes, later]), width, height)
     every_place = places
     if len(later) + len(places):  # named in full (with the classifier's extra views) only when alike enough
         alike = likeness(np.concatenate([later, places]))

@@ -81,11 +81,40 @@ def test_a_tile_the_finder_misses_in_the_layout_is_found_in_its_row(learnt):
             assert len(detector.detect(photo.image, photo=photo).tiles) == 43 - len(hidden)
             profile, layout = learn_layout(detector, data, "altered7")
             assert layout.tiles == LAYOUT_ORDER and layout.missed == len(hidden)
+            # photos of the set are searched for the faces the finder misses (vision.set_search)
+            assert profile.sources[0]["missed"] == [t for t in LAYOUT_ORDER if t in hidden] and profile.searched
             iou = iou_matrix(layout.boxes, truth)
             assert [LAYOUT_ORDER[int(j)] for j in iou.argmax(axis=1)] == layout.tiles and iou.max(axis=1).min() > 0.5
             assert set(profile.class_counts()) == set(CLASSES)
     finally:
         del detector.finder.find  # the finder's own again
+
+
+def test_a_set_whose_every_tile_the_finder_found_is_not_searched_for_missed_ones(learnt, monkeypatch):
+    # the finder gave every tile of the layout a box: it knows the set's faces, and the gap search
+    # (its likeness run over places beside the rows) is left out; a set learnt otherwise keeps it
+    import dataclasses
+
+    import vision.detector as detector_module
+    from vision.detector import detect_photo
+
+    _, _, profile, _ = learnt
+    assert profile.sources[0]["missed"] == [] and not profile.searched
+    for sources, searched in (([{"kind": "layout"}], True),  # learnt before the layout said
+                              ([{"kind": "labelled"}], True), ([{"kind": "correction"}], True),
+                              ([{"kind": "layout", "missed": []}, {"kind": "layout", "missed": ["J3"]}], True),
+                              ([{"kind": "layout", "missed": []}, {"kind": "correction"}], False)):
+        assert dataclasses.replace(profile, sources=sources).searched is searched
+    looked: list[int] = []
+    gap_boxes = detector_module.gap_boxes
+    monkeypatch.setattr(detector_module, "gap_boxes", lambda *a: looked.append(1) or gap_boxes(*a))
+    data = _jpeg(synth.make_example(920000, 0, [1280], None, synth.OneSet(SET_SEED, True)))
+    reads = {}
+    for look in (profile, dataclasses.replace(profile, sources=[{"kind": "layout", "missed": ["J3"]}])):
+        looked.clear()
+        reads[look.searched] = [d["tile"] for d in detect_photo(with_tileset(_detector(), look), data)["detections"]]
+        assert bool(looked) is look.searched
+    assert reads[True] == reads[False]
 
 
 def test_places_a_layouts_rows_leave_are_looked_at_beside_the_finds():
@@ -194,6 +223,7 @@ class _Unsettled:
 
     def __init__(self, profile: TilesetProfile):
         self.profile, self.name, self.classifier = profile, profile.name, profile.classifier
+        self.searched = profile.searched
 
     def blend(self, *args, **kwargs):
         return self.profile.blend(*args, **kwargs)

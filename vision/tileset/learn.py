@@ -227,8 +227,10 @@ def learn_layout(detector: Detector, data: bytes, name: str, file: str = "") -> 
         raise refused
     order, _ = reading_order(every[chosen])
     source, source_boxes = detector.classifier_view(photo.image, every[chosen], photo)
+    # the tiles the finder gave no box: photos of the set are searched for them (TilesetProfile.searched)
+    missed = [tile for tile, k in zip(layout.tiles, order) if chosen[k] >= len(boxes)]
     profile = profile_from_boxes(name, classifier, source, source_boxes[order], layout.tiles,
-                                 {"kind": "layout", "file": file})
+                                 {"kind": "layout", "file": file, "missed": missed})
     return profile, layout
 
 

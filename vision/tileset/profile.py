@@ -56,6 +56,14 @@ class TilesetProfile:
                 raise ProfileError("a tile set's ink views must be as many as its examples")
             object.__setattr__(self, "ink", np.ascontiguousarray(self.ink[order], np.float32))
 
+    @property
+    def searched(self) -> bool:
+        """Whether photos of this set are searched for tiles the finder gives no box (vision.set_search):
+        unless each layout photo it was learnt from had every tile found by the finder (the finder
+        knows every face of the set; a profile of labelled photos or corrections alone cannot say)."""
+        layouts = [source for source in self.sources if source.get("kind") == "layout"]
+        return not layouts or any(source.get("missed", True) for source in layouts)
+
     def class_counts(self) -> dict[str, int]:
         """Examples per class (crops, both ways up counted once per view), in CLASSES order."""
         ids, counts = np.unique(self.labels, return_counts=True)
