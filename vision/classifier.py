@@ -37,6 +37,19 @@ class SetMatch:
     tile: np.ndarray
 
 
+@dataclass(frozen=True)
+class Plain:
+    """Crops read once, without the extra views (`TileClassifier.read`): the classifier's input
+    (N x C x H x W), class probabilities (N, 43 or 44) and features (N, D)."""
+
+    blob: np.ndarray
+    probs: np.ndarray
+    features: np.ndarray
+
+    def __getitem__(self, rows: np.ndarray) -> Plain:
+        return Plain(self.blob[rows], self.probs[rows], self.features[rows])
+
+
 # The features of some crops (indices) turned upside down and, when asked (True), of their ink views
 # (`ink_view`), from one classifier run: what a tile set's reading compares again for a crop it is unsure of
 OtherViews = Callable[[np.ndarray, bool], tuple[np.ndarray, np.ndarray | None]]
@@ -162,27 +175,39 @@ class TileClassifier:
         column: the probability that the box holds no tile (NOT_A_TILE)."""
         return self._classify(rgb, boxes, None)[0]
 
-    def classify_as_set(self, rgb: np.ndarray, boxes: np.ndarray, profile: SetLook, photo_boxes: int | None = None
-                        ) -> tuple[np.ndarray, SetMatch]:
+    def classify_as_set(self, rgb: np.ndarray, boxes: np.ndarray, profile: SetLook, photo_boxes: int | None = None,
+                        plain: Plain | None = None) -> tuple[np.ndarray, SetMatch]:
         """`classify`'s probabilities with the 43 blended with a tile set's own look (`profile`,
         vision.tileset: `SetLook.blend`; `photo_boxes` as there), and how alike each box is to the
-        set's tiles."""
+        set's tiles. `plain`: the boxes' crops read already (`read`), not read again."""
         self._check_features(profile)
-        probs, match = self._classify(rgb, boxes, profile, photo_boxes)
+        probs, match = self._classify(rgb, boxes, profile, photo_boxes, plain)
         assert match is not None
         return probs, match
 
-    def _classify(self, rgb: np.ndarray, boxes: np.ndarray, profile: SetLook | None, photo_boxes: int | None = None
-                  ) -> tuple[np.ndarray, SetMatch | None]:
+    def read(self, blob: np.ndarray) -> Plain:
+        """N x C x H x W crops (`crop_blob`) with their class probabilities and features, from one
+        run without the extra views (what `classify_as_set` reads first)."""
+        self._check_features()
+        features: list[np.ndarray] = []
+        probs = self._class_probabilities(blob, features)
+        return Plain(blob, probs, features[0])
+
+    def _classify(self, rgb: np.ndarray, boxes: np.ndarray, profile: SetLook | None, photo_boxes: int | None = None,
+                  plain: Plain | None = None) -> tuple[np.ndarray, SetMatch | None]:
         if len(boxes) == 0:
             empty = np.zeros(0, np.float32)
             return (np.zeros((0, len(self.classes) + (self.not_a_tile_above is not None)), np.float32),
                     None if profile is None else SetMatch(empty, empty.astype(np.int64)))
-        blob = crop_blob(crop_tiles(rgb, boxes, self.crop_w, self.crop_h, self.crop_pad))
-        blobs = [blob]  # the crops whose features are read, as `rows` lists them
         features: list[np.ndarray] | None = [] if profile is not None else None
+        if plain is not None and features is not None:
+            blob, probs = plain.blob, plain.probs.copy()
+            features.append(plain.features)
+        else:
+            blob = crop_blob(crop_tiles(rgb, boxes, self.crop_w, self.crop_h, self.crop_pad))
+            probs = self._class_probabilities(blob, features)
+        blobs = [blob]  # the crops whose features are read, as `rows` lists them
         rows = np.arange(len(boxes))
-        probs = self._class_probabilities(blob, features)
         # crops the set reads surely as the classifier does: no extra view can change their reading
         settled, known = np.zeros(len(boxes), bool), None
         if profile is not None and features is not None:
@@ -220,10 +245,7 @@ class TileClassifier:
     def embed(self, blob: np.ndarray) -> np.ndarray:
         """The features (N, D) of N x C x H x W crops: the classifier's `features` output (its
         penultimate layer; vision.tileset.apply.embedding makes them the embeddings it compares)."""
-        self._check_features()
-        features: list[np.ndarray] = []
-        self._class_probabilities(blob, features)
-        return features[0]
+        return self.read(blob).features
 
     def _check_features(self, profile: SetLook | None = None) -> None:
         """Raises ModelNotFoundError when this classifier cannot compare crops with `profile`'s: it

@@ -23,7 +23,7 @@ import numpy as np
 from vision.blas_threads import one_blas_thread
 from vision.boxes import long_sides, suppress_duplicates, tile_size
 from vision.classes import NOT_A_TILE
-from vision.classifier import SetLook, SetMatch, TileClassifier, crop_blob, crop_tiles
+from vision.classifier import Plain, SetLook, SetMatch, TileClassifier, crop_blob, crop_tiles
 from vision.detections import Detection, Detections, TileDetector
 from vision.finder import TileFinder
 from vision.model_spec import DEFAULT_MODEL_DIR, DEFAULT_THREADS, MODEL_JSON, read_model_spec
@@ -37,7 +37,7 @@ from vision.set_rescue import (
     rescued,
     shows_the_set,
 )
-from vision.set_search import SEARCH_SCORE, SEARCH_SIMILAR, Name, gap_boxes, search_gaps, worth_naming
+from vision.set_search import SEARCH_SCORE, SEARCH_SIMILAR, gap_boxes, search_gaps, worth_naming
 
 # A box whose longer side is under this share of the median tile's (of 5 or more tiles kept) is no
 # tile of that photo: a speck or a corner read as a tile, or a box inside a tile
@@ -99,10 +99,10 @@ class Detector:
         if tileset is not None and match is not None and shows_the_set(match.similarity[kept]):
             set_look: SetLook = tileset
 
-            def name(places: np.ndarray) -> tuple[np.ndarray, SetMatch]:
-                return self._named_as_set(image, places * scale, set_look)
+            def name(places: np.ndarray, plain: Plain | None = None) -> tuple[np.ndarray, SetMatch]:
+                return self._named_as_set(image, places * scale, set_look, plain=plain)
 
-            def likeness(places: np.ndarray) -> np.ndarray:
+            def likeness(places: np.ndarray) -> tuple[np.ndarray, Plain]:
                 return self._set_likeness(image, places * scale, set_look)
 
             all_boxes, all_find, raw, match, kept, weak_kept = _reach(
@@ -155,12 +155,12 @@ class Detector:
         sx, sy = sharper.shape[1] / rgb.shape[1], sharper.shape[0] / rgb.shape[0]
         return sharper, np.array([sx, sy, sx, sy], np.float32)
 
-    def _set_likeness(self, image: np.ndarray, boxes: np.ndarray, tileset: SetLook) -> np.ndarray:
+    def _set_likeness(self, image: np.ndarray, boxes: np.ndarray, tileset: SetLook) -> tuple[np.ndarray, Plain]:
         """Each box's (pixels of `image`) best similarity to `tileset`'s examples from its plain crop
         and, for a box about as wide as tall (`both_turns`), its crop turned the other way: one
         classifier run without the extra views, and at least the similarity `_named_as_set` gives
         the box (it compares a subset of these crops), so a box under a rule's least similarity
-        here is under it there too. (N,)."""
+        here is under it there too. (N,), and the plain crops so read (for `_named_as_set`)."""
         classifier = self.classifier
         crops = [crop_tiles(image, boxes, classifier.crop_w, classifier.crop_h, classifier.crop_pad)]
         rows = [np.arange(len(boxes))]
@@ -170,16 +170,20 @@ class Detector:
             crops.append(crop_tiles(image, boxes[either], classifier.crop_w, classifier.crop_h, classifier.crop_pad,
                                     other_way=True))
             rows.append(either)
+        blob = crop_blob(np.concatenate(crops))
+        read = classifier.read(blob)
         with one_blas_thread():
-            return tileset.likeness(classifier.embed(crop_blob(np.concatenate(crops))), np.concatenate(rows), len(boxes))
+            alike = tileset.likeness(read.features, np.concatenate(rows), len(boxes))
+        return alike, read[np.arange(len(boxes))]
 
-    def _named_as_set(self, image: np.ndarray, boxes: np.ndarray, tileset: SetLook, photo_boxes: int | None = None
-                      ) -> tuple[np.ndarray, SetMatch]:
+    def _named_as_set(self, image: np.ndarray, boxes: np.ndarray, tileset: SetLook, photo_boxes: int | None = None,
+                      plain: Plain | None = None) -> tuple[np.ndarray, SetMatch]:
         """The classifier's probabilities of `boxes` (pixels of `image`) blended with `tileset`, and
         how alike each is to the set (numpy's BLAS on one thread for the set's similarity;
-        `photo_boxes`: the first boxes, the finder's tiles, tell whether the photo shows the set)."""
+        `photo_boxes`: the first boxes, the finder's tiles, tell whether the photo shows the set;
+        `plain`: their crops read already)."""
         with one_blas_thread():
-            return self.classifier.classify_as_set(image, boxes, profile=tileset, photo_boxes=photo_boxes)
+            return self.classifier.classify_as_set(image, boxes, profile=tileset, photo_boxes=photo_boxes, plain=plain)
 
 
 def _named(raw: np.ndarray, find: np.ndarray, not_a_tile_above: float | None
@@ -220,7 +224,8 @@ def _chosen(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, tiles: int, no
 
 def _reach(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, match: SetMatch, tiles: int, kept: np.ndarray,
            later: np.ndarray, later_find: np.ndarray, weak_floor: float | None, shape: tuple, not_a_tile_above: float | None,
-           name: Name, likeness: Callable[[np.ndarray], np.ndarray], search: bool = True
+           name: Callable[[np.ndarray, Plain | None], tuple[np.ndarray, SetMatch]],
+           likeness: Callable[[np.ndarray], tuple[np.ndarray, Plain]], search: bool = True
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, SetMatch, np.ndarray, list[int]]:
     """With a tile set, in a photo that shows it: the finder's weak boxes left for the rescue
     (`later`, scores `later_find`) that their geometry does not rule out, and, with `search` (a set
@@ -237,12 +242,15 @@ def _reach(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, match: SetMatch
     if search:
         places = gap_boxes(boxes[kept], boxes[kept], np.concatenate([boxes, later]), width, height)
     every_place = places
+    named, named_match = raw[:0], SetMatch(match.similarity[:0], match.tile[:0])
     if len(later) + len(places):  # named in full (with the classifier's extra views) only when alike enough
-        alike = likeness(np.concatenate([later, places]))
+        alike, plain = likeness(np.concatenate([later, places]))
         like = alike[:len(later)] >= np.where(later_find >= FIRM_FIND, FIRM_SIMILAR, RESCUE_SIMILAR)
-        later, later_find, places = later[like], later_find[like], places[alike[len(later):] >= SEARCH_SIMILAR]
-    looked_at = np.concatenate([later, places])
-    named, named_match = name(looked_at) if len(looked_at) else (raw[:0], SetMatch(match.similarity[:0], match.tile[:0]))
+        found = alike[len(later):] >= SEARCH_SIMILAR
+        looked = np.concatenate([np.flatnonzero(like), len(later) + np.flatnonzero(found)])
+        later, later_find, places = later[like], later_find[like], places[found]
+        if len(looked):  # their plain crops read by the likeness run already
+            named, named_match = name(np.concatenate([later, places]), plain[looked])
     n = len(later)
     boxes, find, raw = np.concatenate([boxes, later]), np.concatenate([find, later_find]), np.concatenate([raw, named[:n]])
     match = _joined(match, SetMatch(named_match.similarity[:n], named_match.tile[:n]))
@@ -256,7 +264,8 @@ def _reach(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, match: SetMatch
         weak = [int(i) for i in chosen[~vouched] if weak_floor is not None and find[i] >= weak_floor and is_tile[i]]
     found, found_raw, found_match = search_gaps(
         places, named[n:], SetMatch(named_match.similarity[n:], named_match.tile[n:]), boxes[tiles_found],
-        boxes[np.setdiff1d(kept, tiles_found)], np.concatenate([boxes, every_place]), width, height, name)
+        boxes[np.setdiff1d(kept, tiles_found)], np.concatenate([boxes, every_place]), width, height,
+        lambda places: name(places, None))
     if len(found):
         kept = np.concatenate([kept, len(boxes) + np.arange(len(found))]).astype(np.int64)
         boxes, raw = np.concatenate([boxes, found]), np.concatenate([raw, found_raw])

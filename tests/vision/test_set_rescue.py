@@ -201,11 +201,15 @@ def test_a_blank_dragon_the_finder_hardly_finds_is_a_tile_with_the_set(altered_s
 
 
 def test_a_blank_dragon_the_finder_gives_no_box_is_found_beside_its_row(altered_set, monkeypatch):
+    import dataclasses
+
     from vision.boxes import iou_matrix
     from vision.photo import read_photo
     from vision.set_search import SEARCH_SCORE
 
     profile, data, record = altered_set
+    # a set whose blank dragons the finder misses: its layout photo said so (TilesetProfile.searched)
+    profile = dataclasses.replace(profile, sources=[{**profile.sources[0], "missed": ["J3"]}])
     detector = _detector()
     photo = read_photo(data)
     truth = sorted(b["tile"] for b in record["boxes"] if not b.get("ignore"))
@@ -238,10 +242,16 @@ def test_the_quick_likeness_is_never_under_the_full_reading_s(altered_set):
     # near-square boxes (read both ways when unsure)
     boxes = np.concatenate([tiles, tiles + [20, 0, 20, 0], tiles * [1, 1, 1, 0] + (tiles[:, [0, 0, 0, 1]]
                             + (tiles[:, 2:3] - tiles[:, 0:1]) * [0, 0, 0, 1])]).astype(np.float32)
-    quick = detector._set_likeness(photo.image, boxes, profile)
-    full = detector._named_as_set(photo.image, boxes, profile)[1].similarity
+    quick, plain = detector._set_likeness(photo.image, boxes, profile)
+    probs, match = detector._named_as_set(photo.image, boxes, profile)
+    full = match.similarity
     assert (quick >= full - 1e-5).all()
     assert (np.abs(quick - full) < 1e-5).mean() > 0.5  # the same crops mostly: the same figure
+    # the full reading takes the plain crops the quick run read: the same reading
+    again, again_match = detector._named_as_set(photo.image, boxes, profile, plain=plain)
+    np.testing.assert_allclose(again, probs, atol=1e-5)
+    np.testing.assert_allclose(again_match.similarity, full, atol=1e-5)
+    assert (again_match.tile == match.tile).all() and len(plain.probs) == len(boxes)
 
 
 def test_a_photo_of_another_set_costs_no_crop_beyond_its_tiles(altered_set, monkeypatch):
