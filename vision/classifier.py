@@ -229,15 +229,15 @@ class TileClassifier:
 
             def other_views(picked: np.ndarray, ink: bool) -> tuple[np.ndarray, np.ndarray | None]:
                 # the crops turned upside down that no view of the classifier read, and their ink views, in one run
-                read = np.array([int(i) in turned for i in picked], bool)
-                fresh = [np.flip(crops[picked[~read]], UPSIDE_DOWN)] + ([ink_view(crops[picked])] if ink else [])
+                seen = np.array([int(i) in turned for i in picked], bool)
+                fresh = [np.flip(crops[picked[~seen]], UPSIDE_DOWN)] + ([ink_view(crops[picked])] if ink else [])
                 run = self.embed(np.ascontiguousarray(np.concatenate(fresh))) if sum(map(len, fresh)) else None
                 upside_down = np.empty((len(picked), features[0].shape[1]), np.float32)
-                if read.any():
-                    upside_down[read] = np.stack([turned[int(i)] for i in picked[read]])
+                if seen.any():
+                    upside_down[seen] = np.stack([turned[int(i)] for i in picked[seen]])
                 if run is not None:
-                    upside_down[~read] = run[:int((~read).sum())]
-                return upside_down, run[int((~read).sum()):] if ink and run is not None else None
+                    upside_down[~seen] = run[:int((~seen).sum())]
+                return upside_down, run[int((~seen).sum()):] if ink and run is not None else None
 
             return profile.blend(probs, np.concatenate(features), rows, other_views, photo_boxes, known)
         return probs, None

@@ -246,9 +246,9 @@ def _reach(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, match: SetMatch
     if len(later) + len(places):  # named in full (with the classifier's extra views) only when alike enough
         alike, plain = likeness(np.concatenate([later, places]))
         like = alike[:len(later)] >= np.where(later_find >= FIRM_FIND, FIRM_SIMILAR, RESCUE_SIMILAR)
-        found = alike[len(later):] >= SEARCH_SIMILAR
-        looked = np.concatenate([np.flatnonzero(like), len(later) + np.flatnonzero(found)])
-        later, later_find, places = later[like], later_find[like], places[found]
+        alike_place = alike[len(later):] >= SEARCH_SIMILAR
+        looked = np.concatenate([np.flatnonzero(like), len(later) + np.flatnonzero(alike_place)])
+        later, later_find, places = later[like], later_find[like], places[alike_place]
         if len(looked):  # their plain crops read by the likeness run already
             named, named_match = name(np.concatenate([later, places]), plain[looked])
     n = len(later)

@@ -136,8 +136,8 @@ def settled(probs: np.ndarray, features: np.ndarray, examples: np.ndarray, label
     and the classifier's best, and the set's classes `settled_mass` of the classifier's reading.
     The blend reads such a crop as that class whatever the classifier's other views of it say (its
     share of the blend is too small), unless they made it a plain face (whose gate is stricter) or
-    gave much to classes the set lacks, so they are not read (TileClassifier). A mask (N,), and the crops' similarities (N, K:
-    `class_similarity`'s; `apply_profile`'s `known`)."""
+    gave much to classes the set lacks, so they are not read (TileClassifier). A mask (N,), and the
+    crops' similarities (N, K: `class_similarity`'s; `apply_profile`'s `known`)."""
     classes, sims = class_similarity(embedding(features), examples, labels)
     top = np.sort(sims, axis=1)[:, -2:]
     nearest, said = classes[sims.argmax(axis=1)], probs[:, :NOT_A_TILE].argmax(axis=1)

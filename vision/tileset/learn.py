@@ -196,22 +196,23 @@ def learn_layout(detector: Detector, data: bytes, name: str, file: str = "") -> 
     vision.photo.read_photo): the detector's tiles in reading order named by LAYOUT_ORDER. When its
     classifier can tell a tile from none, the places in the rows' gaps that hold a tile the finder
     missed (`missed_tiles`) are added: those that make the layout fit the order best (the largest
-    share of its tiles read as the order names them; none unless that is higher). Raises LayoutError (what was found: its
-    `boxes`, in the photo's pixels as read), ImageError."""
+    share of its tiles read as the order names them; none unless that is higher). Raises
+    LayoutError (what was found: its `boxes`, in the photo's pixels as read), ImageError."""
     photo = read_photo(data)
     found = detector.detect(photo.image, photo=photo)
     boxes = np.array([d["box"] for d in found.tiles], np.float32).reshape(-1, 4)
     classifier = detector.classifier
+    source, _ = detector.classifier_view(photo.image, boxes, photo)  # decided by the tiles found
+    sx, sy = source.shape[1] / photo.image.shape[1], source.shape[0] / photo.image.shape[0]
+    in_view = np.array([sx, sy, sx, sy], np.float32)
     places = np.zeros((0, 4), np.float32)
     if classifier.not_a_tile_above is not None and len(boxes):
         def doubt(at: np.ndarray) -> np.ndarray:
-            source, in_view = detector.classifier_view(photo.image, np.concatenate([boxes, at]), photo)
-            return classifier.classify(source, in_view[len(boxes):])[:, NOT_A_TILE]
+            return classifier.classify(source, at * in_view)[:, NOT_A_TILE]
 
         places = missed_tiles(boxes, doubt, classifier.not_a_tile_above, photo.image.shape[1], photo.image.shape[0])
     every = np.concatenate([boxes, places])
-    source, source_every = detector.classifier_view(photo.image, every, photo)
-    probs = classifier.classify(source, source_every)[:, :NOT_A_TILE]
+    probs = classifier.classify(source, every * in_view)[:, :NOT_A_TILE]
     layout, chosen, refused = None, np.arange(len(boxes)), None
     for added in _additions(len(boxes), len(places)):
         tried = np.concatenate([np.arange(len(boxes)), len(boxes) + np.array(added, np.int64)])
@@ -226,10 +227,9 @@ def learn_layout(detector: Detector, data: bytes, name: str, file: str = "") -> 
         assert refused is not None
         raise refused
     order, _ = reading_order(every[chosen])
-    source, source_boxes = detector.classifier_view(photo.image, every[chosen], photo)
     # the tiles the finder gave no box: photos of the set are searched for them (TilesetProfile.searched)
     missed = [tile for tile, k in zip(layout.tiles, order) if chosen[k] >= len(boxes)]
-    profile = profile_from_boxes(name, classifier, source, source_boxes[order], layout.tiles,
+    profile = profile_from_boxes(name, classifier, source, every[chosen][order] * in_view, layout.tiles,
                                  {"kind": "layout", "file": file, "missed": missed})
     return profile, layout
 
