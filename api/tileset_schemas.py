@@ -26,13 +26,16 @@ class TilesetSummary(BaseModel):
     name: str
     created: str = Field(description="when its examples last changed (ISO 8601, UTC)")
     classifier: str = Field(description="the classifier it was learnt with (a profile of another is refused)")
-    examples: int = Field(description="examples in all (each tile gives 22: its crop moved, grown, turned, "
-                                      "both ways up)")
+    examples: int = Field(description="examples in all (each tile gives 24: its crop moved, grown, turned, "
+                                      "blurred, both ways up)")
     tiles: dict[str, int] = Field(description="examples per tile code; a code absent is read by the shipped "
                                               "classifier alone")
     sources: list[TilesetSource]
     ink: bool = Field(description="whether it holds its examples' ink views (faces drawn in another colour are "
                                   "read in ink too); a set learnt before them does not: learn it again")
+    missed: list[str] = Field(description="tiles the finder gave no box in its layout photos (found in the rows' gaps)")
+    searched: bool = Field(description="whether its photos are searched beside their rows for tiles the finder "
+                                       "gives no box: unless every layout photo of it had every tile found")
 
 
 class Learnt(BaseModel):

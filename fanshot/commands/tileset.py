@@ -194,6 +194,11 @@ def _show(args) -> int:
     for s in info["sources"]:
         dates = s["first"] if s["first"] == s["last"] else f"{s['first']} to {s['last']}"
         print(f"  from {s['kind']}: {s['times']} time{'s' * (s['times'] != 1)}, {s['tiles']} tile{'s' * (s['tiles'] != 1)}, {dates}")
+    if info["missed"]:
+        print(f"the finder gave no box to {', '.join(info['missed'])} in the layout: photos of the set are "
+              "searched beside their rows for such tiles")
+    elif not info["searched"]:
+        print("the finder found every tile of the layout: photos of the set are not searched beside their rows")
     if not info["ink"]:
         print("learnt before the ink views (profile format 1): faces drawn in another colour are read as then; "
               "learn the set again to read them in ink too")

@@ -72,6 +72,7 @@ def test_a_layout_photo_is_learnt_and_the_field_reads_with_it(client, layout):
     assert not body["learnt"]["reversed"] and body["learnt"]["missed"] == 0 and set(body["tiles"]) == set(CLASSES)
     assert body["examples"] == sum(body["tiles"].values()) == 43 * EXAMPLES_PER_TILE
     assert [(s["kind"], s["times"], s["tiles"]) for s in body["sources"]] == [("layout", 1, 43)]
+    assert body["missed"] == [] and body["searched"] is False  # the finder found every tile of the layout
     listed = client.get("/api/v1/tilesets").json()["tilesets"]
     assert [(t["name"], t["summary"]["examples"]) for t in listed] == [("mine", 43 * EXAMPLES_PER_TILE)]
     assert client.get("/api/v1/tilesets/mine").json() == {k: v for k, v in body.items() if k != "learnt"}

@@ -83,6 +83,7 @@ def test_a_tile_the_finder_misses_in_the_layout_is_found_in_its_row(learnt):
             assert layout.tiles == LAYOUT_ORDER and layout.missed == len(hidden)
             # photos of the set are searched for the faces the finder misses (vision.set_search)
             assert profile.sources[0]["missed"] == [t for t in LAYOUT_ORDER if t in hidden] and profile.searched
+            assert profile.summary()["missed"] == profile.sources[0]["missed"] and profile.summary()["searched"]
             iou = iou_matrix(layout.boxes, truth)
             assert [LAYOUT_ORDER[int(j)] for j in iou.argmax(axis=1)] == layout.tiles and iou.max(axis=1).min() > 0.5
             assert set(profile.class_counts()) == set(CLASSES)
@@ -416,6 +417,7 @@ def test_the_commands_take_a_tileset(tmp_path, monkeypatch, capsys, learnt):
     assert main(["tileset", "show", "labelled", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert len(shown["tiles"]) == 43 and shown["sources"][0]["kind"] == "labelled"
+    assert shown["searched"] is True and shown["missed"] == []  # labelled photos cannot say what the finder misses
     photos = tmp_path / "photos"  # bench-detect on a folder of the set's photos: with and without it, in turn
     photos.mkdir()
     (photos / "layout.jpg").write_bytes(data)

@@ -72,7 +72,8 @@ class TilesetProfile:
     def summary(self) -> dict:
         """What the set holds, as `fanshot tileset show --json` and GET /api/v1/tilesets/{name} give it:
         examples per tile, and its sources by kind (layout, labelled, correction) with how many times,
-        tiles and the first and last dates; `ink`: whether it holds its examples' ink views."""
+        tiles and the first and last dates; `ink`: whether it holds its examples' ink views; `missed`:
+        the tiles the finder gave no box in its layout photos; `searched`: `TilesetProfile.searched`."""
         kinds: dict[str, dict] = {}
         for source in self.sources:
             kind = str(source.get("kind", "unknown"))
@@ -81,9 +82,11 @@ class TilesetProfile:
             entry["times"] += 1
             entry["tiles"] += int(source.get("tiles") or 0)
             entry["first"], entry["last"] = min(entry["first"], when), max(entry["last"], when)
+        missed = sorted({str(t) for source in self.sources if source.get("kind") == "layout"
+                         for t in source.get("missed") or []}, key=CLASSES.index)
         return {"name": self.name, "created": self.created, "classifier": self.classifier,
                 "examples": len(self.labels), "tiles": self.class_counts(), "sources": list(kinds.values()),
-                "ink": self.ink is not None}
+                "ink": self.ink is not None, "missed": missed, "searched": self.searched}
 
     def blend(self, probs: np.ndarray, features: np.ndarray, rows: np.ndarray,
               other_views: OtherViews | None = None, photo_boxes: int | None = None,
