@@ -12,6 +12,7 @@
       learn_intro: "把整套牌每种一张正面朝上摆好，从左到右、从上到下：一到九万、一到九条、一到九饼、东南西北、中发白；" +
         "有花牌就接着摆八张花牌，再放一张背面朝上的牌。一行九张最方便，换行随意。然后从正上方拍一张。",
       learning: "学习中…", learnt: "学会了“{name}”：{n} 张牌，{s} 秒。以后拍照都按这套牌识别。",
+      missed: "其中 {n} 张没被找到框，从行里的空位补上了（{tiles}）；拍照时也会在行旁边找这样的牌。",
       bad_name: "名字只能用英文字母、数字、- 和 _（最多 40 个）",
       remember: "改牌时记住这套牌（{name}）的样子", remembered: "已记住：“{name}”现有 {n} 个样本",
     },
@@ -22,6 +23,7 @@
         "dots 1-9, East South West North, Red Green White; then, if the set has them, the eight flowers and one " +
         "tile face down. Nine a row is easiest; rows may wrap anywhere. Then take one photo from above.",
       learning: "Learning…", learnt: "Learnt “{name}”: {n} tiles in {s} s. Photos are now read as this set draws them.",
+      missed: "The finder gave {n} of them no box ({tiles}): they were found in the rows' gaps, and photos of this set are searched beside their rows for such tiles.",
       bad_name: "Use up to 40 letters, digits, - or _ for the name",
       remember: "Remember my corrections for this set ({name})", remembered: "Remembered: “{name}” now holds {n} examples",
     },
@@ -89,7 +91,8 @@
       const response = await fetch(`${API}/tilesets/${encodeURIComponent(name)}/layout`, { method: "POST", body: form });
       const body = await response.json().catch(() => null);
       if (!response.ok) { say("learn-result", errorText(body)); return; }
-      say("learn-result", st("learnt", { name, n: body.learnt.tiles, s: body.learnt.seconds.toFixed(1) }));
+      const missed = body.learnt.missed ? " " + st("missed", { n: body.learnt.missed, tiles: (body.missed || []).join(" ") }) : "";
+      say("learn-result", st("learnt", { name, n: body.learnt.tiles, s: body.learnt.seconds.toFixed(1) }) + missed);
       if (!names.includes(name)) names.push(name);
       choose(name);
       loadSets();

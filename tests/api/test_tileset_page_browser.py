@@ -69,3 +69,34 @@ def test_learn_my_set_then_a_photo_read_with_it_and_a_correction_kept(tmp_path):
         held = json.loads(page.evaluate("async () => JSON.stringify(await (await fetch('/api/v1/tilesets/my-set')).json())"))
         assert held["examples"] == 44 * EXAMPLES_PER_TILE and held["tiles"]["J3" if other == "J3" else "J2"] == 2 * EXAMPLES_PER_TILE
         context.close()
+
+
+def test_the_page_says_which_layout_tiles_the_finder_missed(tmp_path):
+    # a set whose blank dragon the finder gives no box (training.finder_hard): learnt from the gap in
+    # its row, and the page says so
+    from api.app import create_app
+    from api.inference import threads_per_worker
+    from training.finder_hard import FinderHardOn, true_shares
+    from vision.detector import get_detector
+
+    example = synth.make_example(910000, 0, [1280], None, synth.OneSet(7, True, 43))
+    layout = _photo(tmp_path / "layout.jpg", example)
+    settings = dataclasses.replace(Settings(), inference_processes=False, data_dir=tmp_path / "data")
+    # the app's detector (inference in threads: api.inference.Inference.detector)
+    finder = get_detector(settings.model_dir, threads=threads_per_worker(settings.inference_workers)).finder
+    hard = FinderHardOn(finder, 0.0)
+    hard.look_at(true_shares(example["record"], "J3"))
+    try:
+        app = create_app(settings)
+        with serving(app) as url, chromium() as browser:
+            page = browser.new_context(**PHONE).new_page()
+            page.set_default_timeout(TIMEOUT_MS)
+            page.goto(url + "/")
+            page.click("#learn-set")
+            with page.expect_response("**/api/v1/tilesets/my-set/layout") as learnt:
+                page.set_input_files("#layout-photo", layout)
+            body = learnt.value.json()
+            assert body["learnt"]["tiles"] == 43 and body["learnt"]["missed"] == 1 and body["missed"] == ["J3"]
+            page.wait_for_function("() => document.getElementById('learn-result').textContent.includes('J3')")
+    finally:
+        del finder.find  # the finder's own again
