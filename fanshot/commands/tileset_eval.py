@@ -155,6 +155,8 @@ def _read(name: str, kind: str, records: list[dict], detector, reader, why: bool
 
 
 def _eval(args) -> int:
+    import numpy as np
+
     from datasets.formats import DatasetError
     from datasets.synth.generate import SynthError
     from training.finder_hard import FinderHardOn, parse_hard, true_shares
@@ -182,12 +184,15 @@ def _eval(args) -> int:
         detector = get_detector(args.model_dir) if hard_on is None else Detector(args.model_dir)
         if not detector.classifier.has_features:
             return _fail("this model's classifier has no 'features' output: it cannot read with a tile set")
-        hide = None
+        hide = see_all = None
         if hard_on is not None:
             hard = FinderHardOn(detector.finder, hard_on[1])
 
             def hide(record: dict) -> None:
                 hard.look_at(true_shares(record, hard_on[0]))
+
+            def see_all(record: dict) -> None:  # the sets the profile was not learnt for: the finder as it is
+                hard.look_at(np.zeros((0, 4), np.float32))
         profile, learnt = _learn(args, detector, work, hide)
         reader = with_tileset(detector, profile)
         sets: list[tuple[str, str, list[dict]]] = []
@@ -201,7 +206,7 @@ def _eval(args) -> int:
         empty = [name for _, name, records in sets if not records]
         if empty:
             return _fail(f"no labelled images in {', '.join(empty)}")
-        rows = [_read(name, kind, records, detector, reader, args.why, hide if kind == "learnt" else _nothing)
+        rows = [_read(name, kind, records, detector, reader, args.why, hide if kind == "learnt" else see_all)
                 for kind, name, records in sets]
     except (ProfileError, ModelNotFoundError, DatasetError, SynthError) as exc:
         return _fail(str(exc))
@@ -213,10 +218,6 @@ def _eval(args) -> int:
               **({"finder_hard": {"tile": hard_on[0], "factor": hard_on[1]}} if hard_on else {})}
     print(json.dumps(report) if args.json else format_table(report))
     return 0
-
-
-def _nothing(record: dict) -> None:
-    """The sets the profile was not learnt for are read with the finder as it is."""
 
 
 def _cell(f: dict, images: int) -> str:

@@ -111,7 +111,7 @@ def test_a_layout_photo_that_is_not_a_photo_is_refused(work, tmp_path, capsys):
 def test_the_finder_made_blind_to_a_tile_in_the_layout_and_the_scenes(work, capsys):
     # a set whose blank dragon the finder misses: the layout's is found in its row's gap, and the
     # scenes are read with the finder as blind (the sets the profile was not learnt for: as it is)
-    _run(capsys, *SMALL, "--work", str(work), "--json")
+    _, plain, _ = _run(capsys, *SMALL, "--work", str(work), "--json")
     scenes = next(work.glob("scenes-*"))
     code, out, err = _run(capsys, *SMALL, "--work", str(work), "--json", "--finder-hard", "J3:0", "--other", str(scenes))
     assert code == 0, err
@@ -121,5 +121,6 @@ def test_the_finder_made_blind_to_a_tile_in_the_layout_and_the_scenes(work, caps
     blind, seen = report["rows"]  # the same scenes: read with the finder blind to J3, and as it is
     assert blind["kind"] == "learnt" and seen["kind"] == "other"
     assert blind["without"]["located_recall"] <= seen["without"]["located_recall"]
+    assert seen["without"] == json.loads(plain)["rows"][0]["without"]  # the finder as it is, none hidden
     code, _, err = _run(capsys, *SMALL, "--work", str(work), "--finder-hard", "Q3")
     assert code == 2 and "a tile code and a factor" in err
