@@ -5,6 +5,8 @@ layout, evaluation, dataset tools) takes these functions from here.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 # Two rules for "two boxes on one tile", with different thresholds on the share of the smaller box
@@ -101,6 +103,30 @@ def tile_size(boxes: np.ndarray) -> float:
     if len(boxes) == 0:
         return 0.0
     return float(np.median(long_sides(boxes)))
+
+
+def row_angle(boxes: np.ndarray) -> float:
+    """The rows' direction (radians, in (-pi/2, pi/2]) of tiles `boxes` (N x 4): the mean of the
+    doubled angles from each box's centre to its nearest neighbour's (a direction and its opposite
+    agree), neighbours further than two tiles apart left out; 0 for fewer than two boxes."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    if len(boxes) < 2:
+        return 0.0
+    size = float(np.median(long_sides(boxes)))
+    centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
+    delta = centres[None, :, :] - centres[:, None, :]
+    distance = np.hypot(delta[..., 0], delta[..., 1])
+    np.fill_diagonal(distance, np.inf)
+    sx = sy = 0.0
+    for dx, dy in delta[np.arange(len(boxes)), distance.argmin(axis=1)].tolist():
+        if 0 < math.hypot(dx, dy) <= 2.0 * size:
+            a = 2 * math.atan2(dy, dx)
+            sx += math.cos(a)
+            sy += math.sin(a)
+    if sx == 0 and sy == 0:
+        return 0.0
+    theta = math.atan2(sy, sx) / 2
+    return theta + math.pi if theta <= -math.pi / 2 + 1e-9 else theta
 
 
 def region_area(region: tuple[int, int, int, int]) -> int:

@@ -19,7 +19,10 @@ import itertools
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from vision.boxes import LAYOUT_DUPLICATE_OVERLAP, overlap_of_smaller
+from vision.boxes import row_angle as boxes_row_angle
 from vision.classes import BACK
 from vision.detections import Detection
 from vision.layout_warnings import warning
@@ -153,32 +156,8 @@ def _centre(t: Tile) -> tuple[float, float]:
 
 
 def row_angle(tiles: list[Tile]) -> float:
-    """Dominant row direction (radians, in (-pi/2, pi/2]) from nearest-neighbour vectors."""
-    if len(tiles) < 2:
-        return 0.0
-    size = _median([max(t.box[2] - t.box[0], t.box[3] - t.box[1]) for t in tiles])
-    centres = [_centre(t) for t in tiles]
-    sx = sy = 0.0
-    for i, (x, y) in enumerate(centres):
-        best = None
-        for j, (x2, y2) in enumerate(centres):
-            if i != j:
-                d = math.hypot(x2 - x, y2 - y)
-                if best is None or d < best[0]:
-                    best = (d, x2 - x, y2 - y)
-        assert best is not None  # two tiles or more
-        d, dx, dy = best
-        if d == 0 or d > 2.0 * size:
-            continue
-        a = 2 * math.atan2(dy, dx)  # doubled: a direction and its opposite agree
-        sx += math.cos(a)
-        sy += math.sin(a)
-    if sx == 0 and sy == 0:
-        return 0.0
-    theta = math.atan2(sy, sx) / 2
-    if theta <= -math.pi / 2 + 1e-9:
-        theta += math.pi
-    return theta
+    """Dominant row direction (radians, in (-pi/2, pi/2]) from nearest-neighbour vectors (vision.boxes.row_angle)."""
+    return boxes_row_angle(np.array([t.box for t in tiles], np.float64).reshape(-1, 4))
 
 
 def frame(tiles: list[Tile]) -> float:

@@ -84,7 +84,8 @@ def gap_boxes(tiles: np.ndarray, around: np.ndarray, avoid: np.ndarray, width: i
     along = (down & ~across) | (~down & ~across & wide)
     before[along], after[along] = down_before[along][:, turn], down_after[along][:, turn]
     places = np.concatenate([around - before, around + after])
-    own = covered_shares(around, tiles, but_itself=True)
+    # as much as its tile or the photo's median tile is covered (a grid at a slant: a gap's place has tiles on both sides)
+    own = np.maximum(covered_shares(around, tiles, but_itself=True), np.median(covered_shares(tiles, tiles, but_itself=True)))
     allowed = np.maximum(MAX_COVERED, np.concatenate([own, own]) + MAX_COVERED / 2)
     clipped = places.copy()
     clipped[:, [0, 2]] = clipped[:, [0, 2]].clip(0, width)

@@ -118,6 +118,53 @@ def test_a_set_whose_every_tile_the_finder_found_is_not_searched_for_missed_ones
     assert reads[True] == reads[False]
 
 
+def _turned(rgb: np.ndarray, boxes: np.ndarray, degrees: float) -> tuple[bytes, np.ndarray]:
+    """The photo turned by `degrees` (a phone held at a slant; shrunk a little so nothing leaves the
+    frame, the corners filled with its mean colour) as a JPEG, and the turned `boxes`' outer boxes."""
+    height, width = rgb.shape[:2]
+    turn = cv2.getRotationMatrix2D((width / 2, height / 2), degrees, 0.85)
+    fill = tuple(float(v) for v in rgb.reshape(-1, 3).mean(axis=0))
+    turned = cv2.warpAffine(rgb, turn, (width, height), borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
+    corners = boxes[:, [[0, 1], [2, 1], [2, 3], [0, 3]]]  # (N, 4 corners, xy)
+    moved = corners @ turn[:, :2].T + turn[:, 2]
+    return _jpeg({"image": turned}), np.concatenate([moved.min(axis=1), moved.max(axis=1)], axis=1).astype(np.float32)
+
+
+def test_a_layout_photographed_at_a_slant_is_learnt_with_its_missed_tile():
+    # rows at a slant are read along their direction, and the blank dragon the finder misses is found
+    # in its row's gap there too (a gap's place at a slant overlaps its neighbours' boxes as much as a
+    # tile of the grid does)
+    from training.finder_hard import FinderHardOn
+    from vision.boxes import iou_matrix
+
+    detector = _detector()
+    example = synth.make_example(910000, 0, [1280], None, synth.OneSet(SET_SEED, True, 43))
+    truth = np.array([b["box"] for b in example["record"]["boxes"]], np.float32)
+    hard = FinderHardOn(detector.finder, 0.0)
+    try:
+        for degrees in (12.0, -16.0):
+            data, boxes = _turned(example["image"], truth, degrees)
+            size = np.array([example["image"].shape[1], example["image"].shape[0]] * 2, np.float32)
+            hard.look_at(boxes[[code == "J3" for code in LAYOUT_ORDER]] / size)
+            profile, layout = learn_layout(detector, data, "altered7")
+            assert layout.tiles == LAYOUT_ORDER and layout.rows == [9, 9, 9, 9, 7] and layout.missed >= 1
+            assert "J3" in profile.sources[0]["missed"]
+            iou = iou_matrix(layout.boxes, boxes)
+            assert [LAYOUT_ORDER[int(j)] for j in iou.argmax(axis=1)] == layout.tiles and iou.max(axis=1).min() > 0.5
+    finally:
+        del detector.finder.find  # the finder's own again
+
+
+def test_rows_at_a_slant_are_read_in_order():
+    angle = np.radians(15)
+    centres = [(100 + 70 * x, 100 + 110 * y) for y in range(4) for x in range(9)]
+    turned = [(cx * np.cos(angle) - cy * np.sin(angle) + 300, cx * np.sin(angle) + cy * np.cos(angle)) for cx, cy in centres]
+    boxes = np.array([[x - 30, y - 45, x + 30, y + 45] for x, y in turned], np.float32)
+    shuffled = np.random.default_rng(0).permutation(len(boxes))
+    order, rows = reading_order(boxes[shuffled])
+    assert rows == [9, 9, 9, 9] and shuffled[order].tolist() == list(range(36))
+
+
 def test_places_a_layouts_rows_leave_are_looked_at_beside_the_finds():
     from vision.boxes import iou_matrix
     from vision.tileset.learn import missed_tiles

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from vision.boxes import row_angle
 from vision.classes import CLASSES, NOT_A_TILE
 from vision.classifier import TileClassifier, crop_blob, crop_tiles, ink_view
 from vision.detector import Detector
@@ -70,18 +71,20 @@ class Layout:
 
 def reading_order(boxes: np.ndarray) -> tuple[np.ndarray, list[int]]:
     """The indices of `boxes` in reading order (rows top to bottom, each left to right) and the
-    row lengths."""
+    row lengths; rows at a slant (the photo turned) are read along their direction (row_angle)."""
     if len(boxes) == 0:
         return np.zeros(0, np.int64), []
-    cy = (boxes[:, 1] + boxes[:, 3]) / 2
+    theta = row_angle(boxes)
+    x, y = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    along, across = x * np.cos(theta) + y * np.sin(theta), y * np.cos(theta) - x * np.sin(theta)
     height = float(np.median(boxes[:, 3] - boxes[:, 1]))
     rows: list[list[int]] = []
-    for i in np.argsort(cy, kind="stable"):
-        if rows and abs(cy[i] - np.mean(cy[rows[-1]])) <= ROW_GAP * height:
+    for i in np.argsort(across, kind="stable"):
+        if rows and abs(across[i] - np.mean(across[rows[-1]])) <= ROW_GAP * height:
             rows[-1].append(int(i))
         else:
             rows.append([int(i)])
-    order = [i for row in rows for i in sorted(row, key=lambda j: boxes[j, 0])]
+    order = [i for row in rows for i in sorted(row, key=lambda j: along[j])]
     return np.array(order, np.int64), [len(r) for r in rows]
 
 
