@@ -18,7 +18,7 @@ import numpy as np
 from vision.boxes import iou_matrix, long_sides, suppress_duplicates, tile_size
 from vision.classes import NOT_A_TILE
 from vision.classifier import SetMatch
-from vision.set_rescue import MAX_COVERED, ROW_OVERLAP
+from vision.set_rescue import MAX_COVERED, PLAIN_FACES, ROW_OVERLAP
 
 # measured with the finder blind to set 7's blank dragon (docs/tilesets.md): of 1279 places beside
 # 120 scenes' tiles, 13 on a true blank dragon; these gates kept 10 of them and none of the others
@@ -26,7 +26,9 @@ SEARCH_SIMILAR = 0.7   # the least cosine similarity to one of the set's example
 SEARCH_TILE = 0.8      # the least probability that the place holds a tile (1 - "not a tile")
 PITCH = 1.03           # a tile's neighbour is this many of its widths along (tiles stand side by side)
 INSIDE = 0.8           # a place cut by the photo's edge to under this share of a tile is not looked at
-NEIGHBOUR_GAP = 0.25   # a row neighbour's step is taken as the next one's when it is this close (of a width)
+# a row neighbour's step is taken as the next one's when it is this close (of a width): a row at a
+# slant, and discards laid about a tile apart (the next one lies a step on, not beside)
+NEIGHBOUR_GAP = 1.0
 SAME_PLACE = 0.5       # IoU from which a place is the same as a box already looked at
 SEARCH_ROUNDS = 3      # rounds of looking beside what the last round found
 SEARCH_SCORE = 0.05    # the finder score a box found so is given (the weakest the rescue looks at)
@@ -85,7 +87,9 @@ def gap_boxes(tiles: np.ndarray, around: np.ndarray, avoid: np.ndarray, width: i
     before[along], after[along] = down_before[along][:, turn], down_after[along][:, turn]
     places = np.concatenate([around - before, around + after])
     # as much as its tile or the photo's median tile is covered (a grid at a slant: a gap's place has tiles on both sides)
-    own = np.maximum(covered_shares(around, tiles, but_itself=True), np.median(covered_shares(tiles, tiles, but_itself=True)))
+    own = covered_shares(around, tiles, but_itself=True)
+    if len(tiles):
+        own = np.maximum(own, np.median(covered_shares(tiles, tiles, but_itself=True)))
     allowed = np.maximum(MAX_COVERED, np.concatenate([own, own]) + MAX_COVERED / 2)
     clipped = places.copy()
     clipped[:, [0, 2]] = clipped[:, [0, 2]].clip(0, width)
@@ -144,7 +148,9 @@ def in_a_gap(probs: np.ndarray, match: SetMatch) -> np.ndarray:
         return np.zeros(0, bool)
     read = probs[:, :NOT_A_TILE].argmax(axis=1)
     tile = 1 - probs[:, NOT_A_TILE] if probs.shape[1] > NOT_A_TILE else np.ones(len(probs))
-    return (match.similarity >= SEARCH_SIMILAR) & (match.tile == read) & (tile >= SEARCH_TILE)
+    # a plain face's kind (a blank dragon, a face-down tile) is the blend's: their examples are alike
+    same = (match.tile == read) | (np.isin(match.tile, PLAIN_FACES) & np.isin(read, PLAIN_FACES))
+    return (match.similarity >= SEARCH_SIMILAR) & same & (tile >= SEARCH_TILE)
 
 
 def search_gaps(places: np.ndarray, probs: np.ndarray, match: SetMatch, tiles: np.ndarray, added: np.ndarray,

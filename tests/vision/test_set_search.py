@@ -17,7 +17,7 @@ from vision.set_search import (
     worth_naming,
 )
 
-J3, W1 = CLASSES.index("J3"), CLASSES.index("W1")
+J3, W1, BACK = CLASSES.index("J3"), CLASSES.index("W1"), CLASSES.index("BACK")
 # a row of tiles 30 x 40 side by side from x = 100, one tile missing (the fourth place)
 ROW = np.array([[100, 50, 130, 90], [131, 50, 161, 90], [162, 50, 192, 90], [224, 50, 254, 90]], np.float32)
 NOTHING = np.zeros((0, 4), np.float32)
@@ -54,6 +54,14 @@ def test_a_row_down_the_photo_is_searched_down_it():
     assert np.allclose(places[:, 0], 50)
 
 
+def test_discards_laid_a_tile_apart_are_searched_at_their_spacing():
+    # tiles 30 wide with 25 between them (a row of discards): the places before and after the row
+    # lie one spacing on, where the next discard would be, not against the end tile
+    spaced = np.array([[100 + 55 * i, 50, 130 + 55 * i, 90] for i in range(3)], np.float32)
+    looked = lefts(gap_boxes(spaced, spaced, NOTHING, 600, 300))
+    assert looked[0] == 45 and looked[-1] == 265  # not 69 and 241, against the end tiles
+
+
 def _named(tile: np.ndarray, similarity: np.ndarray, read: np.ndarray, not_a_tile: np.ndarray):
     probs = np.full((len(tile), NOT_A_TILE + 1), 0.001, np.float32)
     probs[np.arange(len(tile)), read] = 0.9
@@ -67,6 +75,10 @@ def test_a_place_is_a_tile_when_the_set_knows_it_and_the_classifier_agrees():
     # alike and agreeing: yes; too unlike, read as another tile, likely no tile: no
     assert in_a_gap(probs, match).tolist() == [True, False, False, False]
     assert in_a_gap(probs[:0], SetMatch(match.similarity[:0], match.tile[:0])).tolist() == []
+    # a plain face: the set's nearest example a face-down tile, the blend a blank dragon (or the other
+    # way round) is a tile of the blend's kind; a plain example and a drawn face are not
+    probs, match = _named(np.array([BACK, J3, BACK]), np.full(3, 0.9), np.array([J3, BACK, W1]), np.zeros(3))
+    assert in_a_gap(probs, match).tolist() == [True, True, False]
 
 
 def _fake_classifier(dragons: np.ndarray, calls: list):
