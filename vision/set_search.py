@@ -73,7 +73,8 @@ def gap_boxes(tiles: np.ndarray, around: np.ndarray, avoid: np.ndarray, width: i
     tile (`row_steps`; the row runs down the photo for a tile whose close neighbours lie above or
     below it, or that has none and is wider than tall: a hand read turned), inside the photo (at
     least INSIDE of it), covered by the `tiles` (N x 4, the tiles found) at most MAX_COVERED or as
-    much as its tile is (a packed row at a slant: the boxes overlap), and not the same place
+    much as its tile or nine in ten of the tiles are, plus MAX_COVERED / 2 (a packed row at a slant:
+    the boxes overlap), and not the same place
     (SAME_PLACE) as a box of `avoid` (looked at already) or as a place listed before it. (M x 4)."""
     around = np.asarray(around, np.float32).reshape(-1, 4)
     tiles = np.asarray(tiles, np.float32).reshape(-1, 4)
@@ -86,10 +87,11 @@ def gap_boxes(tiles: np.ndarray, around: np.ndarray, avoid: np.ndarray, width: i
     along = (down & ~across) | (~down & ~across & wide)
     before[along], after[along] = down_before[along][:, turn], down_after[along][:, turn]
     places = np.concatenate([around - before, around + after])
-    # as much as its tile or the photo's median tile is covered (a grid at a slant: a gap's place has tiles on both sides)
+    # as much as its tile or most tiles of the photo are covered (a packed row or a grid at a slant:
+    # a gap's place has tiles on both sides, its tile beside the gap on one)
     own = covered_shares(around, tiles, but_itself=True)
     if len(tiles):
-        own = np.maximum(own, np.median(covered_shares(tiles, tiles, but_itself=True)))
+        own = np.maximum(own, np.percentile(covered_shares(tiles, tiles, but_itself=True), 90))
     allowed = np.maximum(MAX_COVERED, np.concatenate([own, own]) + MAX_COVERED / 2)
     clipped = places.copy()
     clipped[:, [0, 2]] = clipped[:, [0, 2]].clip(0, width)

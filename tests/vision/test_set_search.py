@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from vision.boxes import iou_matrix
 from vision.classes import CLASSES, NOT_A_TILE
 from vision.classifier import SetMatch
 from vision.set_search import (
@@ -47,6 +48,16 @@ def test_a_row_at_a_slant_is_followed_along_its_slant():
     assert np.allclose(places, [[75, 40, 105, 80], [175, 80, 205, 120]])
 
 
+def test_a_gap_in_a_packed_row_at_a_slant_is_looked_at():
+    # tiles stepping 20 across and 8 down (each box overlapped by both neighbours' boxes), the fifth
+    # missing, and four tiles lying apart: the gap's place is covered as much as the row's tiles are
+    row = np.array([[100 + 20 * i, 50 + 8 * i, 130 + 20 * i, 90 + 8 * i] for i in range(9) if i != 4], np.float32)
+    apart = np.array([[400 + 60 * i, 250, 430 + 60 * i, 290] for i in range(4)], np.float32)
+    tiles = np.concatenate([row, apart])
+    gap = np.array([[180, 82, 210, 122]], np.float32)
+    assert iou_matrix(gap, gap_boxes(tiles, tiles, NOTHING, 800, 400)).max() > 0.9
+
+
 def test_a_row_down_the_photo_is_searched_down_it():
     column = ROW[:, [1, 0, 3, 2]]  # the same row turned: tiles 40 wide and 30 high, down the photo
     places = gap_boxes(column, column, NOTHING, 300, 400)
@@ -83,8 +94,6 @@ def test_a_place_is_a_tile_when_the_set_knows_it_and_the_classifier_agrees():
 
 def _fake_classifier(dragons: np.ndarray, calls: list):
     """Names a place a blank dragon of the set where one of `dragons` is, else no tile."""
-    from vision.boxes import iou_matrix
-
     def name(places: np.ndarray):
         calls.append(len(places))
         on = (iou_matrix(places, dragons) >= 0.5).any(axis=1)
