@@ -20,10 +20,10 @@ from vision.classes import NOT_A_TILE
 from vision.classifier import SetMatch
 from vision.set_rescue import MAX_COVERED, PLAIN_FACES, ROW_OVERLAP
 
-# measured with the finder blind to set 7's blank dragon (docs/tilesets.md): of 1279 places beside
-# 120 scenes' tiles, 13 on a true blank dragon; these gates kept 10 of them and none of the others
+# measured with the finder blind to the blank dragons of sets 7, 8 and 11 (docs/tilesets.md,
+# training/MODELS.md): places cut a little off the tile are less surely a tile
 SEARCH_SIMILAR = 0.7   # the least cosine similarity to one of the set's examples
-SEARCH_TILE = 0.8      # the least probability that the place holds a tile (1 - "not a tile")
+SEARCH_TILE = 0.7      # the least probability that the place holds a tile (1 - "not a tile")
 PITCH = 1.03           # a tile's neighbour is this many of its widths along (tiles stand side by side)
 INSIDE = 0.8           # a place cut by the photo's edge to under this share of a tile is not looked at
 # a row neighbour's step is taken as the next one's when it is this close (of a width): a row at a
