@@ -360,6 +360,22 @@ def test_a_layout_of_the_wrong_count_is_refused_saying_what_was_found():
     assert len(refused.value.boxes) == 40
 
 
+def test_a_face_up_tile_counted_as_the_layouts_back_is_refused():
+    # 34 tiles in the order and a stray tile after the last row: 35 is the count of the 34 and the
+    # back, so the stray would be learnt as the set's face-down tile unless its face is read
+    boxes = np.array([[x * 60, y * 90, x * 60 + 50, y * 90 + 70] for y in range(4) for x in range(9)][:35], np.float32)
+    probs = np.full((35, 43), 0.001, np.float32)
+    probs[np.arange(34), [LAYOUT_ORDER.index(t) for t in LAYOUT_ORDER[:34]]] = 0.95
+    for read, refused in (("BACK", False), ("J3", False), ("B1", True)):
+        probs[34] = 0.001
+        probs[34, CLASSES.index(read)] = 0.95
+        if refused:
+            with pytest.raises(LayoutError, match="face-down tile, last in its order, looks like B1"):
+                read_layout(boxes, probs)
+        else:
+            assert read_layout(boxes, probs).tiles[-1] == "BACK"
+
+
 def test_learn_refuses_a_photo_that_is_no_layout_and_saves_nothing(tmp_path, monkeypatch, capsys):
     _detector()
     monkeypatch.setenv("FANSHOT_DATA_DIR", str(tmp_path))

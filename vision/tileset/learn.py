@@ -40,6 +40,10 @@ EXAMPLES_PER_TILE = 2 * (len(JITTERS) + len(TURNS) + 1)  # each crop both ways u
 # A layout the shipped classifier reads under this share of as its order names them is refused
 # (not laid out in LAYOUT_ORDER, or not a photo of tiles)
 MIN_AGREEMENT = 0.4
+# The tile a layout names BACK must look face down: a face the classifier reads (a plain face aside),
+# giving the back under this, is refused (a stray tile after the last row counted as the back)
+PLAIN_FACES = ("J3", "BACK")
+FACE_DOWN_AT_LEAST = 0.1
 ROW_GAP = 0.5  # a box whose centre is further than this share of a tile's height from a row starts another
 # A tile the finder gives no box (a blank face of a set it never saw) leaves a gap in its row or a
 # row shorter at an end: the places there (vision.set_search.gap_boxes) the classifier reads as a
@@ -159,7 +163,15 @@ def read_layout(boxes: np.ndarray, probs: np.ndarray) -> Layout:
         raise LayoutError(f"{found}, but only {agree:.0%} of them look like the tiles the layout order puts "
                           "there: lay the set out in the order `fanshot tileset layout` shows", ordered, rows)
     tiles = layout_tiles(len(ordered))
-    return Layout(ordered, tiles[::-1] if turned else tiles, rows, turned, agree)
+    tiles = tiles[::-1] if turned else tiles
+    if "BACK" in tiles:  # a tile that is no part of the layout at its end must not be learnt as the back
+        back = p[tiles.index("BACK")]
+        read = int(np.argmax(back))
+        if CLASSES[read] not in PLAIN_FACES and back[CLASSES.index("BACK")] < FACE_DOWN_AT_LEAST:
+            raise LayoutError(f"{found}: the layout's face-down tile, {'first' if turned else 'last'} in its order, "
+                              f"looks like {CLASSES[read]}: take out any tile that is not part of the layout "
+                              "(or leave the face-down tile out)", ordered, rows)
+    return Layout(ordered, tiles, rows, turned, agree)
 
 
 def layout_tiles(count: int) -> list[str]:
