@@ -360,7 +360,7 @@ def test_a_layout_of_the_wrong_count_is_refused_saying_what_was_found():
     assert len(refused.value.boxes) == 40
 
 
-def test_a_face_up_tile_counted_as_the_layouts_back_is_refused():
+def test_a_face_counted_as_the_layouts_back_and_a_back_as_a_face_are_refused():
     # 34 tiles in the order and a stray tile after the last row: 35 is the count of the 34 and the
     # back, so the stray would be learnt as the set's face-down tile unless its face is read
     boxes = np.array([[x * 60, y * 90, x * 60 + 50, y * 90 + 70] for y in range(4) for x in range(9)][:35], np.float32)
@@ -374,6 +374,13 @@ def test_a_face_up_tile_counted_as_the_layouts_back_is_refused():
                 read_layout(boxes, probs)
         else:
             assert read_layout(boxes, probs).tiles[-1] == "BACK"
+    # 34 and 7 flowers with the back last: 42, the back where the eighth flower should be
+    boxes = np.array([[x * 60, y * 90, x * 60 + 50, y * 90 + 70] for y in range(5) for x in range(9)][:42], np.float32)
+    probs = np.full((42, 43), 0.001, np.float32)
+    probs[np.arange(41), [LAYOUT_ORDER.index(t) for t in LAYOUT_ORDER[:41]]] = 0.95
+    probs[41, CLASSES.index("BACK")] = 0.95
+    with pytest.raises(LayoutError, match="a face-down tile lies where the order puts H8"):
+        read_layout(boxes, probs)
 
 
 def test_learn_refuses_a_photo_that_is_no_layout_and_saves_nothing(tmp_path, monkeypatch, capsys):

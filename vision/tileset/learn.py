@@ -41,7 +41,8 @@ EXAMPLES_PER_TILE = 2 * (len(JITTERS) + len(TURNS) + 1)  # each crop both ways u
 # (not laid out in LAYOUT_ORDER, or not a photo of tiles)
 MIN_AGREEMENT = 0.4
 # The tile a layout names BACK must look face down: a face the classifier reads (a plain face aside),
-# giving the back under this, is refused (a stray tile after the last row counted as the back)
+# giving the back under this, is refused (a stray tile after the last row counted as the back); and a
+# tile it names a face must not read as face down
 PLAIN_FACES = ("J3", "BACK")
 FACE_DOWN_AT_LEAST = 0.1
 ROW_GAP = 0.5  # a box whose centre is further than this share of a tile's height from a row starts another
@@ -164,6 +165,10 @@ def read_layout(boxes: np.ndarray, probs: np.ndarray) -> Layout:
                           "there: lay the set out in the order `fanshot tileset layout` shows", ordered, rows)
     tiles = layout_tiles(len(ordered))
     tiles = tiles[::-1] if turned else tiles
+    down = [t for t, read in zip(tiles, np.argmax(p, axis=1)) if t not in PLAIN_FACES and CLASSES[int(read)] == "BACK"]
+    if down:  # a face-down tile where a face should be (a flower left out, the back laid among them)
+        raise LayoutError(f"{found}: a face-down tile lies where the order puts {down[0]}: lay the tiles face up in "
+                          "the order, the face-down tile (if any) last", ordered, rows)
     if "BACK" in tiles:  # a tile that is no part of the layout at its end must not be learnt as the back
         back = p[tiles.index("BACK")]
         read = int(np.argmax(back))
