@@ -44,6 +44,8 @@ class Learnt(BaseModel):
     reversed: bool = Field(description="true: the photo was taken from the other side (the order read backwards)")
     missed: int = Field(description="tiles the finder gave no box, found where a row leaves a gap or ends "
                                     "(the classifier reads a tile there)")
+    left_out: int = Field(0, description="tiles found in the photo and left out as no part of the layout (more "
+                                         "tiles read as the order names them without: a tile beside the rows)")
     seconds: float = Field(description="time spent finding and learning, in the worker")
 
 

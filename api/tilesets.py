@@ -96,6 +96,7 @@ class TilesetProfiles:
         except ProfileError as exc:  # --add to a set learnt with another classifier, an unreadable one
             raise unreadable(f"{exc} (nothing saved)") from None
         learnt = {"tiles": len(layout.tiles), "rows": layout.rows, "reversed": layout.reversed, "missed": layout.missed,
+                  "left_out": layout.left_out,
                   "seconds": round(time.perf_counter() - started, 3)}
         return {**saved.summary(), "learnt": learnt}
 

@@ -13,6 +13,7 @@
         "有花牌就接着摆八张花牌，再放一张背面朝上的牌。一行九张最方便，换行随意。然后从正上方拍一张。",
       learning: "学习中…", learnt: "学会了“{name}”：{n} 张牌，{s} 秒。以后拍照都按这套牌识别。",
       missed: "其中 {n} 张没被找到框，从行里的空位补上了（{tiles}）；拍照时也会在行旁边找这样的牌。",
+      leftOut: "照片里另有 {n} 张牌不在排列中，已略过。",
       bad_name: "名字只能用英文字母、数字、- 和 _（最多 40 个）",
       remember: "改牌时记住这套牌（{name}）的样子", remembered: "已记住：“{name}”现有 {n} 个样本",
     },
@@ -24,6 +25,7 @@
         "tile face down. Nine a row is easiest; rows may wrap anywhere. Then take one photo from above.",
       learning: "Learning…", learnt: "Learnt “{name}”: {n} tiles in {s} s. Photos are now read as this set draws them.",
       missed: "The finder gave {n} of them no box ({tiles}): they were found in the rows' gaps, and photos of this set are searched beside their rows for such tiles.",
+      leftOut: "{n} more tile(s) in the photo were no part of the layout and were left out.",
       bad_name: "Use up to 40 letters, digits, - or _ for the name",
       remember: "Remember my corrections for this set ({name})", remembered: "Remembered: “{name}” now holds {n} examples",
     },
@@ -92,7 +94,8 @@
       const body = await response.json().catch(() => null);
       if (!response.ok) { say("learn-result", errorText(body)); return; }
       const missed = body.learnt.missed ? " " + st("missed", { n: body.learnt.missed, tiles: (body.missed || []).join(" ") }) : "";
-      say("learn-result", st("learnt", { name, n: body.learnt.tiles, s: body.learnt.seconds.toFixed(1) }) + missed);
+      const leftOut = body.learnt.left_out ? " " + st("leftOut", { n: body.learnt.left_out }) : "";
+      say("learn-result", st("learnt", { name, n: body.learnt.tiles, s: body.learnt.seconds.toFixed(1) }) + missed + leftOut);
       if (!names.includes(name)) names.push(name);
       choose(name);
       loadSets();

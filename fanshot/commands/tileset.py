@@ -161,8 +161,9 @@ def _learn_layout(args, detector):
     profile, layout = learn_layout(detector, path.read_bytes(), args.name, file=path.name)
     turned = " (read from the other side)" if layout.reversed else ""
     missed = f"; {layout.missed} of them found in the rows' gaps (the finder gave them no box)" if layout.missed else ""
+    left = f"; {layout.left_out} tile(s) found beside the rows left out (no part of the layout)" if layout.left_out else ""
     print(f"{args.layout}: {len(layout.tiles)} tiles in {len(layout.rows)} rows "
-          f"({', '.join(map(str, layout.rows))}){turned}{missed}")
+          f"({', '.join(map(str, layout.rows))}){turned}{missed}{left}")
     if args.out:
         from vision.photo import read_photo
 

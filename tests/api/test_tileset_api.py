@@ -70,6 +70,7 @@ def test_a_layout_photo_is_learnt_and_the_field_reads_with_it(client, layout):
     body = learnt.json()
     assert body["learnt"]["tiles"] == 43 and body["learnt"]["rows"] == [9, 9, 9, 9, 7]
     assert not body["learnt"]["reversed"] and body["learnt"]["missed"] == 0 and set(body["tiles"]) == set(CLASSES)
+    assert body["learnt"]["left_out"] == 0
     assert body["examples"] == sum(body["tiles"].values()) == 43 * EXAMPLES_PER_TILE
     assert [(s["kind"], s["times"], s["tiles"]) for s in body["sources"]] == [("layout", 1, 43)]
     assert body["missed"] == [] and body["searched"] is False  # the finder found every tile of the layout

@@ -155,6 +155,26 @@ def test_a_layout_photographed_at_a_slant_is_learnt_with_its_missed_tile():
         del detector.finder.find  # the finder's own again
 
 
+def test_tiles_beside_the_layout_are_left_out():
+    # a copy of a tile put beside the rows of a 34-tile layout: at the start of the last row it shifted
+    # every name after it by one (35 tiles: the 34 and a back), in a corner it fitted no count; the
+    # layout without it has more tiles read as named, and is learnt
+    detector = _detector()
+    example = synth.make_example(910000, 0, [1280], None, synth.OneSet(SET_SEED, True, 34))
+    rgb = example["image"]
+    height, width = rgb.shape[:2]
+    x1, y1, x2, y2 = (int(v) for v in example["record"]["boxes"][0]["box"])  # the 一萬
+    tile = rgb[y1 - 3:y2 + 3, x1 - 3:x2 + 3]
+    for spots in ([(10, height - tile.shape[0] - 10)], [(width - tile.shape[1] - 10, 10), (10, 10)]):
+        photo = rgb.copy()
+        for x, y in spots:
+            photo[y:y + tile.shape[0], x:x + tile.shape[1]] = tile
+        profile, layout = learn_layout(detector, _jpeg({"image": photo}), "altered7")
+        assert layout.tiles == LAYOUT_ORDER[:34] and layout.left_out == len(spots)
+        truth = np.array([b["box"] for b in example["record"]["boxes"]], np.float32)
+        assert np.abs(layout.boxes[:, :2] - truth[:, :2]).max() < 0.25 * np.median(truth[:, 2] - truth[:, 0])
+
+
 def test_rows_at_a_slant_are_read_in_order():
     angle = np.radians(15)
     centres = [(100 + 70 * x, 100 + 110 * y) for y in range(4) for x in range(9)]

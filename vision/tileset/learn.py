@@ -72,6 +72,7 @@ class Layout:
     reversed: bool  # the photo was taken from the other side: the order read backwards
     agreement: float = 1.0  # the share of its tiles the shipped classifier reads as the order names them
     missed: int = 0  # tiles the finder gave no box, found in the rows' gaps (`missed_tiles`)
+    left_out: int = 0  # found tiles left out as no part of the layout (`learn_layout`)
 
 
 def reading_order(boxes: np.ndarray) -> tuple[np.ndarray, list[int]]:
@@ -216,7 +217,9 @@ def learn_layout(detector: Detector, data: bytes, name: str, file: str = "") -> 
     vision.photo.read_photo): the detector's tiles in reading order named by LAYOUT_ORDER. When its
     classifier can tell a tile from none, the places in the rows' gaps that hold a tile the finder
     missed (`missed_tiles`) are added: those that make the layout fit the order best (the largest
-    share of its tiles read as the order names them; none unless that is higher). Raises
+    share of its tiles read as the order names them; none unless that is higher). A found tile or two
+    that is no part of the layout (a stray beside it shifts the order's names after it, or is taken
+    for the back) is left out where more tiles are read as named without it, or nothing fits with it. Raises
     LayoutError (what was found: its `boxes`, in the photo's pixels as read), ImageError."""
     photo = read_photo(data)
     found = detector.detect(photo.image, photo=photo)
@@ -233,16 +236,11 @@ def learn_layout(detector: Detector, data: bytes, name: str, file: str = "") -> 
         places = missed_tiles(boxes, doubt, classifier.not_a_tile_above, photo.image.shape[1], photo.image.shape[0])
     every = np.concatenate([boxes, places])
     probs = classifier.classify(source, every * in_view)[:, :NOT_A_TILE]
-    layout, chosen, refused = None, np.arange(len(boxes)), None
-    for added in _additions(len(boxes), len(places)):
-        tried = np.concatenate([np.arange(len(boxes)), len(boxes) + np.array(added, np.int64)])
-        try:
-            fits = read_layout(every[tried], probs[tried])
-        except LayoutError as exc:
-            refused = refused or exc
-            continue
-        if layout is None or fits.agreement > layout.agreement:
-            layout, chosen = replace(fits, missed=len(added)), tried
+    layout, chosen, refused = _best_fit(every, probs, np.arange(len(boxes)), len(places))
+    for stray in (1, 2):  # found tiles that are no part of the layout: more tiles read as named without them
+        without = _without_strays(every, probs, len(boxes), stray)
+        if without is not None and (layout is None or _agreeing(without[0]) > _agreeing(layout)):
+            layout, chosen = without
     if layout is None:
         assert refused is not None
         raise refused
@@ -252,6 +250,46 @@ def learn_layout(detector: Detector, data: bytes, name: str, file: str = "") -> 
     profile = profile_from_boxes(name, classifier, source, every[chosen][order] * in_view, layout.tiles,
                                  {"kind": "layout", "file": file, "missed": missed})
     return profile, layout
+
+
+def _best_fit(every: np.ndarray, probs: np.ndarray, found: np.ndarray, places: int
+              ) -> tuple[Layout | None, np.ndarray, LayoutError | None]:
+    """Of the `found` boxes (indices into `every`) with none, some or all of the last `places` of
+    `every` (`_additions`), the layout that fits the order best (`read_layout`; `probs` as `every`):
+    the layout (None when none fits), the boxes chosen, and the first refusal."""
+    layout, chosen, refused = None, found, None
+    for added in _additions(len(found), places):
+        tried = np.concatenate([found, len(every) - places + np.array(added, np.int64)])
+        try:
+            fits = read_layout(every[tried], probs[tried])
+        except LayoutError as exc:
+            refused = refused or exc
+            continue
+        if layout is None or fits.agreement > layout.agreement:
+            layout, chosen = replace(fits, missed=len(added)), tried
+    return layout, chosen, refused
+
+
+def _without_strays(every: np.ndarray, probs: np.ndarray, found: int, stray: int) -> tuple[Layout, np.ndarray] | None:
+    """The layout of the first `found` boxes of `every` but `stray` of them that fits the order best
+    (`read_layout`; `probs` as `every`), and the boxes chosen; None when none fits."""
+    if found - stray not in LAYOUT_COUNTS:
+        return None
+    best: tuple[Layout, np.ndarray] | None = None
+    for left in itertools.combinations(range(found), stray):
+        kept = np.delete(np.arange(found), left)
+        try:
+            fits = read_layout(every[kept], probs[kept])
+        except LayoutError:
+            continue
+        if best is None or _agreeing(fits) > _agreeing(best[0]):
+            best = replace(fits, left_out=stray), kept
+    return best
+
+
+def _agreeing(layout: Layout) -> int:
+    """How many of the layout's tiles the shipped classifier reads as the order names them."""
+    return round(layout.agreement * len(layout.tiles))
 
 
 def _additions(found: int, places: int) -> list[tuple[int, ...]]:
