@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import itertools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -51,6 +52,7 @@ ROW_GAP = 0.5  # a box whose centre is further than this share of a tile's heigh
 # tile are the layout's tiles too, and so beside them, for this many rounds
 MISSED_ROUNDS = 3
 MAX_ADDITIONS = 5000  # the sets of such places tried (which fit the order best)
+STRAY_READINGS = 1000  # the most readings of the order spent on found tiles that are no part of the layout
 
 
 class LayoutError(ProfileError):
@@ -238,7 +240,7 @@ def learn_layout(detector: Detector, data: bytes, name: str, file: str = "") -> 
     probs = classifier.classify(source, every * in_view)[:, :NOT_A_TILE]
     layout, chosen, refused = _best_fit(every, probs, np.arange(len(boxes)), len(places))
     for stray in (1, 2):  # found tiles that are no part of the layout: more tiles read as named without them
-        without = _without_strays(every, probs, len(boxes), stray)
+        without = _without_strays(every, probs, len(boxes), len(places), stray)
         if without is not None and (layout is None or _agreeing(without[0]) > _agreeing(layout)):
             layout, chosen = without
     if layout is None:
@@ -270,20 +272,22 @@ def _best_fit(every: np.ndarray, probs: np.ndarray, found: np.ndarray, places: i
     return layout, chosen, refused
 
 
-def _without_strays(every: np.ndarray, probs: np.ndarray, found: int, stray: int) -> tuple[Layout, np.ndarray] | None:
-    """The layout of the first `found` boxes of `every` but `stray` of them that fits the order best
-    (`read_layout`; `probs` as `every`), and the boxes chosen; None when none fits."""
-    if found - stray not in LAYOUT_COUNTS:
-        return None
+def _without_strays(every: np.ndarray, probs: np.ndarray, found: int, places: int, stray: int
+                    ) -> tuple[Layout, np.ndarray] | None:
+    """The layout of the first `found` boxes of `every` but `stray` of them, with places of the last
+    `places` added as `_best_fit` adds them (while that reads the order at most STRAY_READINGS times),
+    that fits the order best, and the boxes chosen; None when none fits."""
+    tries = len(_additions(found - stray, places)) * math.comb(found, stray)
+    if tries > STRAY_READINGS:
+        places = 0
+        if found - stray not in LAYOUT_COUNTS or math.comb(found, stray) > STRAY_READINGS:
+            return None
     best: tuple[Layout, np.ndarray] | None = None
     for left in itertools.combinations(range(found), stray):
-        kept = np.delete(np.arange(found), left)
-        try:
-            fits = read_layout(every[kept], probs[kept])
-        except LayoutError:
-            continue
-        if best is None or _agreeing(fits) > _agreeing(best[0]):
-            best = replace(fits, left_out=stray), kept
+        kept = np.concatenate([np.delete(np.arange(found), left), np.arange(len(every) - places, len(every))])
+        fits, chosen, _ = _best_fit(every[kept], probs[kept], np.arange(found - stray), places)
+        if fits is not None and (best is None or _agreeing(fits) > _agreeing(best[0])):
+            best = replace(fits, left_out=stray), kept[chosen]
     return best
 
 
