@@ -22,7 +22,7 @@ from vision.classifier import TileClassifier, crop_blob, crop_tiles, ink_view
 from vision.detector import Detector
 from vision.photo import read_photo
 from vision.set_search import gap_boxes
-from vision.tileset.apply import embedding
+from vision.tileset.apply import PLAIN_FACES, embedding
 from vision.tileset.profile import ProfileError, TilesetProfile
 
 # The layout photo's order: characters 1-9, bamboo 1-9, dots 1-9, winds, dragons; then the eight
@@ -44,7 +44,6 @@ MIN_AGREEMENT = 0.4
 # The tile a layout names BACK must look face down: a face the classifier reads (a plain face aside),
 # giving the back under this, is refused (a stray tile after the last row counted as the back); and a
 # tile it names a face must not read as face down
-PLAIN_FACES = ("J3", "BACK")
 FACE_DOWN_AT_LEAST = 0.1
 ROW_GAP = 0.5  # a box whose centre is further than this share of a tile's height from a row starts another
 # A tile the finder gives no box (a blank face of a set it never saw) leaves a gap in its row or a
@@ -168,14 +167,15 @@ def read_layout(boxes: np.ndarray, probs: np.ndarray) -> Layout:
                           "there: lay the set out in the order `fanshot tileset layout` shows", ordered, rows)
     tiles = layout_tiles(len(ordered))
     tiles = tiles[::-1] if turned else tiles
-    down = [t for t, read in zip(tiles, np.argmax(p, axis=1)) if t not in PLAIN_FACES and CLASSES[int(read)] == "BACK"]
+    plain = [CLASSES[int(i)] for i in PLAIN_FACES]
+    down = [t for t, read in zip(tiles, np.argmax(p, axis=1)) if t not in plain and CLASSES[int(read)] == "BACK"]
     if down:  # a face-down tile where a face should be (a flower left out, the back laid among them)
         raise LayoutError(f"{found}: a face-down tile lies where the order puts {down[0]}: lay the tiles face up in "
                           "the order, the face-down tile (if any) last", ordered, rows)
     if "BACK" in tiles:  # a tile that is no part of the layout at its end must not be learnt as the back
         back = p[tiles.index("BACK")]
         read = int(np.argmax(back))
-        if CLASSES[read] not in PLAIN_FACES and back[CLASSES.index("BACK")] < FACE_DOWN_AT_LEAST:
+        if CLASSES[read] not in plain and back[CLASSES.index("BACK")] < FACE_DOWN_AT_LEAST:
             raise LayoutError(f"{found}: the layout's face-down tile, {'first' if turned else 'last'} in its order, "
                               f"looks like {CLASSES[read]}: take out any tile that is not part of the layout "
                               "(or leave the face-down tile out)", ordered, rows)
