@@ -73,14 +73,18 @@ def test_learn_my_set_then_a_photo_read_with_it_and_a_correction_kept(tmp_path):
 
 def test_the_page_says_which_layout_tiles_the_finder_missed(tmp_path):
     # a set whose blank dragon the finder gives no box (training.finder_hard): learnt from the gap in
-    # its row, and the page says so
+    # its row, and the page says so; and that a tile lying beside the layout was left out
     from api.app import create_app
     from api.inference import threads_per_worker
     from training.finder_hard import FinderHardOn, true_shares
     from vision.detector import get_detector
 
     example = synth.make_example(910000, 0, [1280], None, synth.OneSet(7, True, 43))
-    layout = _photo(tmp_path / "layout.jpg", example)
+    rgb = example["image"].copy()
+    x1, y1, x2, y2 = (int(v) for v in example["record"]["boxes"][0]["box"])  # a copy of the 一萬, bottom left
+    stray = rgb[y1 - 3:y2 + 3, x1 - 3:x2 + 3].copy()
+    rgb[rgb.shape[0] - stray.shape[0] - 10:rgb.shape[0] - 10, 10:10 + stray.shape[1]] = stray
+    layout = _photo(tmp_path / "layout.jpg", {"image": rgb})
     settings = dataclasses.replace(Settings(), inference_processes=False, data_dir=tmp_path / "data")
     # the app's detector (inference in threads: api.inference.Inference.detector)
     finder = get_detector(settings.model_dir, threads=threads_per_worker(settings.inference_workers)).finder
@@ -97,6 +101,8 @@ def test_the_page_says_which_layout_tiles_the_finder_missed(tmp_path):
                 page.set_input_files("#layout-photo", layout)
             body = learnt.value.json()
             assert body["learnt"]["tiles"] == 43 and body["learnt"]["missed"] == 1 and body["missed"] == ["J3"]
+            assert body["learnt"]["left_out"] == 1
             page.wait_for_function("() => document.getElementById('learn-result').textContent.includes('J3')")
+            assert "1 张牌不在排列中" in page.inner_text("#learn-result")
     finally:
         del finder.find  # the finder's own again
