@@ -239,8 +239,8 @@ def _reach(boxes: np.ndarray, find: np.ndarray, raw: np.ndarray, match: SetMatch
     later, later_find = later[sound], later_find[sound]
     tiles_found = kept
     places = np.zeros((0, 4), np.float32)
-    if search:
-        places = gap_boxes(boxes[kept], boxes[kept], np.concatenate([boxes, later]), width, height)
+    if search:  # a weak box there may be turned down by the rescue where the search's gates keep the place
+        places = gap_boxes(boxes[kept], boxes[kept], boxes, width, height)
     every_place = places
     named, named_match = raw[:0], SetMatch(match.similarity[:0], match.tile[:0])
     if len(later) + len(places):  # named in full (with the classifier's extra views) only when alike enough
