@@ -277,6 +277,8 @@ def _without_strays(every: np.ndarray, probs: np.ndarray, found: int, places: in
     """The layout of the first `found` boxes of `every` but `stray` of them, with places of the last
     `places` added as `_best_fit` adds them (while that reads the order at most STRAY_READINGS times),
     that fits the order best, and the boxes chosen; None when none fits."""
+    if not any(found - stray + extra in LAYOUT_COUNTS for extra in range(places + 1)):
+        return None  # no count within reach: every reading would be refused
     tries = len(_additions(found - stray, places)) * math.comb(found, stray)
     if tries > STRAY_READINGS:
         places = 0
