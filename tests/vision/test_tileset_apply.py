@@ -1,5 +1,6 @@
 """Reading with a tile-set profile (vision.tileset.apply) on made-up embeddings: a photo that shows
-the set lets its less alike boxes count the set's reading, a photo of another set does not; in a
+the set lets its less alike boxes count the set's reading, a photo of another set is read as without
+the set; in a
 photo of the set, a crop the set reads unsure is read both ways up, and only such crops are, and
 its ink view names the class where it tells the set's classes apart or its best class from the
 colour's; a crop the set reads surely as the classifier does is settled: no other reading of the
@@ -50,6 +51,19 @@ def test_a_photo_that_shows_the_set_lets_its_less_alike_boxes_count():
         assert out[0, :43].argmax() == expected
         assert np.isclose(best[0], 0.66, atol=1e-5) and nearest[0] == 1
         assert np.allclose(out.sum(axis=1), 1, atol=1e-5)
+
+
+def test_a_photo_of_another_set_keeps_the_classifiers_reading():
+    # box 0: the classifier reads W1 at 0.6, the crop is 0.75 alike the set's W2 (another set's 一萬
+    # drawn like this set's 二萬); the photo's other tiles are 0.55 alike the set's: not the set
+    lookalike = _alike(UPRIGHT[1], 0.75)
+    features = np.stack([lookalike, *[_alike(UPRIGHT[k % 3], 0.55) for k in range(4)]])
+    probs = _probs([0, 0, 1, 2, 0], sure=0.6)
+    out, best, nearest = apply_profile(probs, features, np.arange(5), EXAMPLES, LABELS)
+    assert np.array_equal(out, probs)
+    assert np.isclose(best[0], 0.75, atol=1e-5) and nearest[0] == 1  # the rescue still reads the likeness
+    mask, _ = settled(probs, features, EXAMPLES, LABELS)
+    assert not mask.any()
 
 
 def test_only_the_finders_tiles_say_whether_the_photo_shows_the_set():

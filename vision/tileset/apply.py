@@ -5,15 +5,13 @@ A crop's embedding is the classifier's penultimate map (128 x 8 x 6) summed over
 values) and made unit length (`embedding`). Each box's embedding is compared (cosine) with each of
 the set's examples; a class's similarity is its best example's. Over the classes the set holds,
 softmax(similarity / temperature) is the set's reading, given the probability the classifier gave
-those classes together, and blended with the classifier's own by a weight that grows from 0 at a
-best similarity of `similar_from` to `weight` at `similar_at` (`plain_from` to `plain_at` for a box
-read as a blank white dragon or a face-down tile, PLAIN_FACES, alike most plain crops): a crop
-unlike every tile of the set (another set, a prop) keeps the classifier's reading. In a photo that
-shows the set (its tiles at the median `photo_from` alike its examples) the gate is `set_from` to
-`set_at` instead, and a crop whose set reading is unsure is compared both ways up
-(`both_ways_similarity`; only there: elsewhere it would cost a classifier run for little) and, with
-a set that has them, in ink (`ink_similarity`: a set may draw a face in another colour). A class
-the set holds no example of keeps the classifier's probability.
+those classes together. Only a photo that shows the set (its tiles at the median `photo_from` alike
+its examples) is read with it: there the set's reading is blended with the classifier's own by a
+weight that grows from 0 at a best similarity of `set_from` to `weight` at `set_at` (`plain_from` to
+`plain_at` for a box read as a blank white dragon or a face-down tile, PLAIN_FACES, alike most plain
+crops), and a crop whose set reading is unsure is compared both ways up (`both_ways_similarity`)
+and, with a set that has them, in ink (`ink_similarity`: a set may draw a face in another colour).
+A photo of another set keeps the classifier's reading, as a class the set holds no example of does.
 """
 from __future__ import annotations
 
@@ -27,22 +25,21 @@ from vision.classifier import OtherViews
 
 @dataclass(frozen=True)
 class Blend:
-    weight: float = 0.8         # the set's reading's share for a crop as alike as similar_at
+    weight: float = 0.8         # the set's reading's share for a crop as alike as set_at
     temperature: float = 0.02   # softmax temperature over cosine similarities
-    similar_from: float = 0.6   # best similarity under which the set's reading counts for nothing
-    similar_at: float = 0.8     # best similarity from which it counts `weight`
+    # a photo whose tiles (the finder's) are at the median `photo_from` alike the set's examples shows
+    # the set (its own photos 0.65-0.94, other sets' 0.6 at the median); another set's photo is read
+    # as without the set (a crop alike an example of another class there is more often wrong than right)
+    photo_from: float = 0.64
+    # in it a box counts the set's reading from a best similarity of `set_from` up to `set_at` (the
+    # faces the classifier misreads look little like any example: a red 西 of set 7 is 0.69 alike its
+    # own examples, 0.37 alike the 一萬 the classifier says)
+    set_from: float = 0.5
+    set_at: float = 0.7
     # a box the classifier or the set reads as a face with little drawn on it (PLAIN_FACES) is
     # alike most plain crops of other sets: its gate is stricter
     plain_from: float = 0.8
     plain_at: float = 0.95
-    # a photo whose tiles (the finder's) are at the median `photo_from` alike the set's examples shows
-    # the set (its own photos 0.65-0.94, other sets' 0.6 at the median): its boxes that are not plain
-    # faces count the set's reading from a best similarity of `set_from` up to `set_at` (its faces the
-    # classifier misreads look little like any example: a red 西 of set 7 is 0.69 alike its own
-    # examples, 0.37 alike the 一萬 the classifier says)
-    photo_from: float = 0.64
-    set_from: float = 0.5
-    set_at: float = 0.7
     # a crop read both ways up (`both_ways_similarity`) where the set's reading may count (its best
     # similarity at most `both_ways_below` under the gate) and is unsure: the set names another class
     # than the classifier, or its best two classes are within `both_ways_margin`
@@ -130,8 +127,8 @@ def ink_similarity(sims: np.ndarray, inked: np.ndarray, ink: np.ndarray, labels:
 
 def settled(probs: np.ndarray, features: np.ndarray, examples: np.ndarray, labels: np.ndarray,
             blend: Blend = BLEND, photo_boxes: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Which crops (`probs` (N, 43 or 44), the classifier's of their plain crops; `features` (N, D))
-    the set reads surely as the classifier reads them: alike enough one of its examples for its
+    """Which crops of a photo that shows the set (`probs` (N, 43 or 44), the classifier's of their
+    plain crops; `features` (N, D)) the set reads surely as the classifier reads them: alike enough one of its examples for its
     reading to count whole (`_gates`), that example's class `both_ways_margin` clear of the next
     and the classifier's best, and the set's classes `settled_mass` of the classifier's reading.
     The blend reads such a crop as that class whatever the classifier's other views of it say (its
@@ -141,8 +138,9 @@ def settled(probs: np.ndarray, features: np.ndarray, examples: np.ndarray, label
     classes, sims = class_similarity(embedding(features), examples, labels)
     top = np.sort(sims, axis=1)[:, -2:]
     nearest, said = classes[sims.argmax(axis=1)], probs[:, :NOT_A_TILE].argmax(axis=1)
-    shows_set = _shows_set(top[:photo_boxes, 1], probs[:photo_boxes], blend)
-    _, full = _gates(blend, shows_set, np.isin(nearest, PLAIN_FACES) | np.isin(said, PLAIN_FACES))
+    if not _shows_set(top[:photo_boxes, 1], probs[:photo_boxes], blend):
+        return np.zeros(len(probs), bool), sims
+    _, full = _gates(blend, np.isin(nearest, PLAIN_FACES) | np.isin(said, PLAIN_FACES))
     held = probs[:, classes].sum(axis=1) >= blend.settled_mass
     return (top[:, 1] >= full) & (top[:, 1] - top[:, 0] >= blend.both_ways_margin) & (nearest == said) & held, sims
 
@@ -152,7 +150,8 @@ def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, exa
                   ink: np.ndarray | None = None, photo_boxes: int | None = None, known: np.ndarray | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`probs` (N, 43 or 44) with the 43 classes blended with the set's reading, each box's best
-    similarity to the set's examples (N,) and that example's class id (N,). `features` (R, D): the
+    similarity to the set's examples (N,) and that example's class id (N,); `probs` as they are when
+    the photo does not show the set (`_shows_set`). `features` (R, D): the
     classifier's features of crops of the boxes `rows` (R indices into probs; a box may have two,
     its crop both ways: the better counts), compared with a set's `examples` of classes `labels`
     (vision.tileset.profile.TilesetProfile). `other_views`: the features of those crops (indices
@@ -171,10 +170,11 @@ def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, exa
     sims = _per_box(row_sims, rows, len(probs))
     best, nearest = sims.max(axis=1), classes[sims.argmax(axis=1)]
     said = probs[:, :NOT_A_TILE].argmax(axis=1)
-    shows_set = _shows_set(best[:photo_boxes], probs[:photo_boxes], blend)
+    if not _shows_set(best[:photo_boxes], probs[:photo_boxes], blend):
+        return probs.copy(), best, nearest
     reading = None  # the similarities the set's reading is made of, where not `row_sims`
-    if other_views is not None and shows_set and len(classes) > 1:
-        start, _ = _gates(blend, shows_set, np.isin(nearest, PLAIN_FACES) | np.isin(said, PLAIN_FACES))
+    if other_views is not None and len(classes) > 1:
+        start, _ = _gates(blend, np.isin(nearest, PLAIN_FACES) | np.isin(said, PLAIN_FACES))
         top = np.sort(row_sims, axis=1)[:, -2:]
         unsure = (classes[row_sims.argmax(axis=1)] != said[rows]) | (top[:, 1] - top[:, 0] < blend.both_ways_margin)
         pick = np.flatnonzero(unsure & (top[:, 1] >= start[rows] - blend.both_ways_below))
@@ -192,7 +192,7 @@ def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, exa
     logits = (sims if reading is None else _per_box(reading, rows, len(probs))) / blend.temperature
     own = np.exp(logits - logits.max(axis=1, keepdims=True))
     own /= own.sum(axis=1, keepdims=True)
-    start, full = _gates(blend, shows_set, np.isin(classes[sims.argmax(axis=1)], PLAIN_FACES) | np.isin(said, PLAIN_FACES))
+    start, full = _gates(blend, np.isin(classes[sims.argmax(axis=1)], PLAIN_FACES) | np.isin(said, PLAIN_FACES))
     likeness = np.clip((sims.max(axis=1) - start) / (full - start), 0, 1)
     weight = (blend.weight * likeness)[:, None]
     out = probs.copy()
@@ -217,8 +217,6 @@ def _per_box(row_sims: np.ndarray, rows: np.ndarray, boxes: int) -> np.ndarray:
     return sims
 
 
-def _gates(blend: Blend, shows_set: bool, plain: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _gates(blend: Blend, plain: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The best similarity from which each box's set reading counts, and from which it counts whole."""
-    start = np.where(plain, blend.plain_from, blend.set_from if shows_set else blend.similar_from)
-    full = np.where(plain, blend.plain_at, blend.set_at if shows_set else blend.similar_at)
-    return start, full
+    return np.where(plain, blend.plain_from, blend.set_from), np.where(plain, blend.plain_at, blend.set_at)
