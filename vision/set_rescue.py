@@ -25,7 +25,7 @@ RESCUE_FLOOR = 0.05      # the weakest finder score looked at
 # the photo shows the set: its found tiles are at the median this alike the set's examples (photos of
 # the set learnt: 0.76-0.77 at the 10th percentile; of other sets: 0.62-0.78 at the 90th)
 PHOTO_OF_SET = 0.75
-RESCUE_SIMILAR = 0.68    # the least cosine similarity to an example of the set (the blend's gate starts at 0.6)
+RESCUE_SIMILAR = 0.68    # the least cosine similarity to an example of the set
 PLAIN_FACES = np.array([CLASSES.index("J3"), CLASSES.index("BACK")])
 # "beside a tile": sharing ROW_OVERLAP of the lower one's height with a found tile, at most ROW_GAP
 # of the narrower one's width away from it (a winning tile set apart, the gap between two melds),
