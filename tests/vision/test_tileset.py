@@ -350,6 +350,18 @@ def test_without_a_profile_the_reading_is_the_shipped_one(learnt):
     assert detector.detect(photo.image, photo=photo) == with_tileset(detector, None).detect(photo.image, photo=photo)
 
 
+def test_a_photo_of_another_set_is_read_as_without_the_set(learnt):
+    # two of the detector test photos, of sets unlike the altered set 7 (under the photo gate): every
+    # tile and weak box, scores and candidates included, as the shipped classifier reads them
+    from vision.photo import read_photo
+
+    profile, detector = learnt[2], _detector()
+    for name in ("synth_s990000_000002.jpg", "synth_s990001_000002.jpg"):
+        photo = read_photo((DATA / name).read_bytes())
+        without = detector.detect(photo.image, photo=photo, weak_floor=0.05)
+        assert with_tileset(detector, profile).detect(photo.image, photo=photo, weak_floor=0.05) == without
+
+
 def test_the_features_output_leaves_the_logits_bit_identical():
     onnx = pytest.importorskip("onnx")
     from vision.classifier import FEATURES, crop_blob, crop_tiles
