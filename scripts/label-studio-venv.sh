@@ -12,7 +12,10 @@ if [ -z "$FANSHOT_LS_LOCKED" ] && command -v flock >/dev/null; then
   mkdir -p "$CACHE"
   FANSHOT_LS_LOCKED=1 exec flock "$CACHE/label-studio-venv.lock" sh "$0" "$@"
 fi
-if [ -f "$VENV/.installed" ] && [ -x "$VENV/bin/label-studio" ]; then
+# label-studio asks for sentry-sdk>=2.16; sentry-sdk 3 refuses the options it starts with
+# ("Unknown option 'send_default_pii'"): a venv of another recipe is built again
+RECIPE="label-studio==$VERSION sentry-sdk<3"
+if [ -x "$VENV/bin/label-studio" ] && [ "$(cat "$VENV/.installed" 2>/dev/null)" = "$RECIPE" ]; then
   echo "$VENV"
   exit 0
 fi
@@ -20,6 +23,6 @@ mkdir -p "$CACHE"
 rm -rf "$VENV"
 "$PYTHON" -m venv "$VENV" >&2
 "$VENV/bin/pip" install -q --upgrade pip >&2
-"$VENV/bin/pip" install -q "label-studio==$VERSION" >&2
-touch "$VENV/.installed"
+"$VENV/bin/pip" install -q "label-studio==$VERSION" "sentry-sdk<3" >&2
+echo "$RECIPE" > "$VENV/.installed"
 echo "$VENV"
