@@ -1,9 +1,8 @@
 """Reading with a tile-set profile (vision.tileset.apply) on made-up embeddings: a photo that shows
 the set lets its less alike boxes count the set's reading, a photo of another set is read as without
-the set; in a
-photo of the set, a crop the set reads unsure is read both ways up, and only such crops are, and
-its ink view names the class where it tells the set's classes apart or its best class from the
-colour's; a crop the set reads surely as the classifier does is settled: no other reading of the
+the set; in a photo of the set, a crop the set reads unsure is read both ways up, and only such
+crops are, and its ink view names the class where it tells the set's classes apart or its best
+class from the colour's; a crop the set reads surely as the classifier does is settled: no other reading of the
 classifier changes what the blend reads."""
 from __future__ import annotations
 

@@ -128,9 +128,10 @@ def ink_similarity(sims: np.ndarray, inked: np.ndarray, ink: np.ndarray, labels:
 def settled(probs: np.ndarray, features: np.ndarray, examples: np.ndarray, labels: np.ndarray,
             blend: Blend = BLEND, photo_boxes: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Which crops of a photo that shows the set (`probs` (N, 43 or 44), the classifier's of their
-    plain crops; `features` (N, D)) the set reads surely as the classifier reads them: alike enough one of its examples for its
-    reading to count whole (`_gates`), that example's class `both_ways_margin` clear of the next
-    and the classifier's best, and the set's classes `settled_mass` of the classifier's reading.
+    plain crops; `features` (N, D)) the set reads surely as the classifier reads them: alike enough
+    one of its examples for its reading to count whole (`_gates`), that example's class
+    `both_ways_margin` clear of the next and the classifier's best, and the set's classes
+    `settled_mass` of the classifier's reading.
     The blend reads such a crop as that class whatever the classifier's other views of it say (its
     share of the blend is too small), unless they made it a plain face (whose gate is stricter) or
     gave much to classes the set lacks, so they are not read (TileClassifier). A mask (N,), and the
@@ -151,8 +152,7 @@ def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, exa
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`probs` (N, 43 or 44) with the 43 classes blended with the set's reading, each box's best
     similarity to the set's examples (N,) and that example's class id (N,); `probs` as they are when
-    the photo does not show the set (`_shows_set`). `features` (R, D): the
-    classifier's features of crops of the boxes `rows` (R indices into probs; a box may have two,
+    the photo does not show the set (`_shows_set`). `features` (R, D): the classifier's features of crops of the boxes `rows` (R indices into probs; a box may have two,
     its crop both ways: the better counts), compared with a set's `examples` of classes `labels`
     (vision.tileset.profile.TilesetProfile). `other_views`: the features of those crops (indices
     into R) turned upside down and of their ink views, for the crops whose reading by the set may
