@@ -1,6 +1,7 @@
-"""Layout photos taken at a slant or in perspective (issue 32): the layout photo of an altered set
-(`fanshot synth --one-set SEED --altered --layout COUNT`) turned and foreshortened, each also with
-the finder blind to the blank dragon (training.finder_hard), learnt with
+"""Layout photos taken at a slant or in perspective, or with a stray tile beside the layout (issue
+32): the layout photo of an altered set (`fanshot synth --one-set SEED --altered --layout COUNT`)
+turned and foreshortened, or with a copy of one of its tiles a tile's step before a row or after
+the last one, each also with the finder blind to the blank dragon (training.finder_hard), learnt with
 vision.tileset.learn.learn_layout; a photo counts when every tile of it is named right (each learnt
 box's centre nearest the true tile of its name) or, refused, when that is said (LayoutError).
 
@@ -21,6 +22,10 @@ WARPS = [("turned 8", 8, 0.0), ("turned 12", 12, 0.0), ("turned 16", 16, 0.0), (
          ("10% narrower", 0, 0.1), ("20% narrower", 0, 0.2), ("30% narrower", 0, 0.3),
          ("10% narrower, turned 6", 6, 0.1), ("20% narrower, turned 6", 6, 0.2), ("30% narrower, turned 6", 6, 0.3),
          ("30% narrower, turned -6", -6, 0.3)]
+# a copy of tile COPY laid a step (its width and a gap) before the first tile of row ROW, or after
+# the last tile of the last row (ROW -1): (name, ROW, before, COPY)
+STRAYS = [("a stray before the first row", 0, True, 4), ("a stray before the third row", 2, True, 12),
+          ("a stray after the last row", -1, False, 20)]
 BLIND = "J3"  # the face the finder is made blind to in each photo's second read
 
 
@@ -50,6 +55,26 @@ def _boxes_after(boxes: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     return np.concatenate([mapped.min(axis=1), mapped.max(axis=1)], axis=1)
 
 
+def with_stray(image: np.ndarray, boxes: np.ndarray, row: int, before: bool, copy: int) -> np.ndarray | None:
+    """`image` with tile `copy`'s pixels (its box, `boxes` in reading order) laid again a step before
+    the first tile of row `row` or after the last tile (`row` -1, `before` False); None where that
+    place is not wholly in the photo."""
+    tops = (boxes[:, 1] + boxes[:, 3]) / 2
+    starts = [0] + [i for i in range(1, len(boxes)) if tops[i] - tops[i - 1] > (boxes[i, 3] - boxes[i, 1]) / 2]
+    anchor = boxes[starts[row]] if before else boxes[-1]
+    x0, y0, x1, y1 = (int(round(v)) for v in boxes[copy])
+    patch = image[y0:y1, x0:x1]
+    step = (anchor[2] - anchor[0]) * 1.07
+    left = int(round(anchor[0] - step if before else anchor[0] + step))
+    top = int(round(anchor[1]))
+    height, width = patch.shape[:2]
+    if left < 0 or top < 0 or left + width > image.shape[1] or top + height > image.shape[0]:
+        return None
+    out = image.copy()
+    out[top:top + height, left:left + width] = patch
+    return out
+
+
 def named_right(layout_boxes: np.ndarray, layout_tiles: list[str], truth: np.ndarray, tiles: list[str],
                 scale: float) -> bool:
     """Whether every true tile is learnt once, under its own name: each learnt box (in pixels of the
@@ -73,6 +98,10 @@ def photos(sets: list[int], count: int) -> Iterator[tuple[str, np.ndarray, np.nd
         for name, turn, narrower in WARPS:
             image, matrix = warp(example["image"], turn, narrower)
             yield f"set {seed}, {count} tiles, {name}", image, _boxes_after(boxes, matrix), tiles
+        for name, row, before, copy in STRAYS:
+            strayed = with_stray(example["image"], boxes, row, before, copy)
+            if strayed is not None:  # a layout that fills the photo's width leaves no room before its rows
+                yield f"set {seed}, {count} tiles, {name}", strayed, boxes, tiles
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,10 +1,11 @@
-"""training.layout_eval: the warps move the true boxes with the photo, and a layout counts as named
-right only when each learnt box's name is that of the true tile under it."""
+"""training.layout_eval: the warps move the true boxes with the photo, a stray is a copy of the
+tile laid a step before a row or after the last tile, and a layout counts as named right only when
+each learnt box's name is that of the true tile under it."""
 from __future__ import annotations
 
 import numpy as np
 
-from training.layout_eval import _boxes_after, named_right, warp
+from training.layout_eval import _boxes_after, named_right, warp, with_stray
 
 
 def _image_with_a_white_square() -> np.ndarray:
@@ -34,3 +35,15 @@ def test_named_right_only_when_each_box_has_its_tiles_name():
     assert not named_right(read_half, ["W2", "W3", "W1"], truth, tiles, scale=2.0)  # one place off
     assert not named_right(read_half[:2], tiles[:2], truth, tiles, scale=2.0)  # a tile left out
     assert not named_right(read_half[[0, 0, 2]], tiles, truth, tiles, scale=2.0)  # two boxes on one tile
+
+
+def test_a_stray_is_a_copy_of_the_tile_a_step_before_a_row_or_after_the_last():
+    image = np.full((100, 200, 3), 30, np.uint8)
+    boxes = np.array([[60, 10, 80, 40], [84, 10, 104, 40], [60, 50, 80, 80]], np.float32)  # rows of 2 and 1
+    for k, box in enumerate(boxes.astype(int)):
+        image[box[1]:box[3], box[0]:box[2]] = 100 + 50 * k
+    before_second = with_stray(image, boxes, 1, True, 1)
+    assert (before_second[50:80, 39:59] == 150).all() and (before_second[:, 104:] == 30).all()
+    after_last = with_stray(image, boxes, -1, False, 0)
+    assert (after_last[50:80, 81:101] == 100).all() and (after_last[:, :60] == 30).all()
+    assert with_stray(image, boxes, 0, True, 0) is not None and with_stray(image[:, 50:], boxes - [50, 0, 50, 0], 0, True, 0) is None
