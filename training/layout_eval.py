@@ -3,7 +3,7 @@
 turned and foreshortened, or with a copy of one of its tiles a tile's step before a row or after
 the last one, each also with the finder blind to the blank dragon (training.finder_hard), learnt with
 vision.tileset.learn.learn_layout; a photo counts when every tile of it is named right (each learnt
-box's centre nearest the true tile of its name) or, refused, when that is said (LayoutError).
+box's centre nearest the true tile of its name; a refusal, LayoutError, is printed and does not count).
 
     python -m training.layout_eval [--sets 7 8 11] [--count 43]
 
@@ -88,7 +88,8 @@ def named_right(layout_boxes: np.ndarray, layout_tiles: list[str], truth: np.nda
 
 
 def photos(sets: list[int], count: int) -> Iterator[tuple[str, np.ndarray, np.ndarray, list[str]]]:
-    """(name, image RGB, true boxes (N, 4) in its pixels, true tiles) of each set's warped layouts."""
+    """(name, image RGB, true boxes (N, 4) in its pixels, true tiles) of each set's layout photo
+    warped (WARPS) and with a stray (STRAYS)."""
     from datasets.synth.generate import OneSet, make_example
 
     for seed in sets:
@@ -118,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     hard = FinderHardOn(detector.finder, 0.0)
     right = total = 0
     for name, image, truth, tiles in photos(args.sets, args.count):
-        ok, jpeg = cv2.imencode(".jpg", cv2.cvtColor(image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 90])
+        _, jpeg = cv2.imencode(".jpg", cv2.cvtColor(image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 90])
         data = jpeg.tobytes()
         scale = image.shape[1] / read_photo(data).image.shape[1]
         shares = truth / np.array([image.shape[1], image.shape[0]] * 2, np.float32)
