@@ -56,12 +56,13 @@ def _boxes_after(boxes: np.ndarray, matrix: np.ndarray) -> np.ndarray:
 
 
 def with_stray(image: np.ndarray, boxes: np.ndarray, row: int, before: bool, copy: int) -> np.ndarray | None:
-    """`image` with tile `copy`'s pixels (its box, `boxes` in reading order) laid again a step before
-    the first tile of row `row` or after the last tile (`row` -1, `before` False); None where that
-    place is not wholly in the photo."""
-    tops = (boxes[:, 1] + boxes[:, 3]) / 2
-    starts = [0] + [i for i in range(1, len(boxes)) if tops[i] - tops[i - 1] > (boxes[i, 3] - boxes[i, 1]) / 2]
-    anchor = boxes[starts[row]] if before else boxes[-1]
+    """`image` with tile `copy`'s pixels (its box in `boxes`) laid again a step before the first tile
+    of row `row` (rows as vision.tileset.learn reads them) or after the last tile (`before` False);
+    None where that place is not wholly in the photo."""
+    from vision.tileset.learn import reading_order
+
+    order, rows = reading_order(boxes)
+    anchor = boxes[order[sum(rows[:row])]] if before else boxes[order[-1]]
     x0, y0, x1, y1 = (int(round(v)) for v in boxes[copy])
     patch = image[y0:y1, x0:x1]
     step = (anchor[2] - anchor[0]) * 1.07

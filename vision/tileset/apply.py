@@ -152,8 +152,9 @@ def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, exa
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`probs` (N, 43 or 44) with the 43 classes blended with the set's reading, each box's best
     similarity to the set's examples (N,) and that example's class id (N,); `probs` as they are when
-    the photo does not show the set (`_shows_set`). `features` (R, D): the classifier's features of crops of the boxes `rows` (R indices into probs; a box may have two,
-    its crop both ways: the better counts), compared with a set's `examples` of classes `labels`
+    the photo does not show the set (`_shows_set`). `features` (R, D): the classifier's features of
+    crops of the boxes `rows` (R indices into probs; a box may have two, its crop both ways: the
+    better counts), compared with a set's `examples` of classes `labels`
     (vision.tileset.profile.TilesetProfile). `other_views`: the features of those crops (indices
     into R) turned upside down and of their ink views, for the crops whose reading by the set may
     count and is unsure, in a photo that shows the set (`both_ways_similarity`, averaged with
