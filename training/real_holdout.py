@@ -196,6 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     runs = args.runs.split(",")
     if set(runs) - set(RUNS):
         parser.error(f"--runs: known {', '.join(RUNS)}")
+    missing = [n for n in ("manifest.csv", "train.txt", "val.txt", "images", "labels") if not (args.dataset / n).exists()]
+    if missing:
+        parser.error(f"--dataset {args.dataset}: no {', '.join(missing)} (a real-chinese-v4 folder)")
     os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     make_lists(args.work, args.dataset)
     cut_crops(args.work, args.dataset)

@@ -2,7 +2,9 @@
 which a group's profile is learnt from and which it is read on."""
 from pathlib import Path
 
-from training.real_holdout import make_lists
+import pytest
+
+from training.real_holdout import main, make_lists
 
 
 def _dataset(root: Path) -> Path:
@@ -48,3 +50,11 @@ def test_the_held_run_never_sees_a_left_out_set_and_each_group_is_read_on_its_ow
     # the lists name ./images/... of a folder that links the dataset's images and labels
     assert (ds / "images").resolve() == (dataset / "images").resolve()
     assert (ds / "train_held.txt").read_text().startswith("./images/")
+
+
+def test_a_folder_that_is_not_the_dataset_is_refused_before_anything_is_written(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--work", str(tmp_path / "work"), "--dataset", str(tmp_path / "nothing")])
+    assert exit_info.value.code == 2
+    assert "no manifest.csv" in capsys.readouterr().err
+    assert not (tmp_path / "work").exists()
