@@ -275,9 +275,7 @@ def save_crops(records: list[dict], out: str | Path, find=None, finder_boxes: bo
         crops, labels = finder_box_crops(records, _load_rgb, find, context_wh)
     else:
         crops, labels = negative_crops(records, _load_rgb, find, context_wh)
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(out, crops=crops, labels=labels)
+    out = _save(out, crops, labels)
     print(f"{out}: {len(labels)} crops from {len(records)} images", flush=True)
     return out
 
@@ -285,8 +283,18 @@ def save_crops(records: list[dict], out: str | Path, find=None, finder_boxes: bo
 def save_rendered_crops(out: str | Path, copies: int = 60, seed: int = 0,
                         context_wh: tuple[int, int] = CONTEXT_WH) -> Path:
     crops, labels = rendered_crops(copies, seed, context_wh=context_wh)
+    out = _save(out, crops, labels)
+    print(f"{out}: {len(labels)} rendered crops", flush=True)
+    return out
+
+
+def _save(out: str | Path, crops: np.ndarray, labels: np.ndarray) -> Path:
+    """OUT (NPZ) written whole or not at all: a run stopped while writing leaves no file that a
+    resumed job takes for done."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(out, crops=crops, labels=labels)
-    print(f"{out}: {len(labels)} rendered crops", flush=True)
+    part = out.with_name(out.name + ".part")
+    with part.open("wb") as f:
+        np.savez(f, crops=crops, labels=labels)
+    part.replace(out)
     return out

@@ -68,3 +68,23 @@ def test_crops_cut_for_a_smaller_input_are_refused_for_a_larger_arch():
     check_crop_size((5, 144, 108, 3), "m96")
     with pytest.raises(ValueError, match="too small for arch m96"):
         check_crop_size((5, 96, 72, 3), "m96")
+
+
+def test_a_crop_file_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    from training import crops as crops_module
+
+    out = tmp_path / "crops.npz"
+    crops = np.zeros((3, 8, 6, 3), np.uint8)
+    labels = np.array([0, 1, 2])
+    crops_module._save(out, crops, labels)
+    assert np.load(out)["labels"].tolist() == [0, 1, 2]
+    assert [p.name for p in tmp_path.iterdir()] == ["crops.npz"]
+
+    def dies_while_writing(f, **arrays):
+        f.write(b"PK\x03\x04 half")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(crops_module.np, "savez", dies_while_writing)
+    with pytest.raises(KeyboardInterrupt):
+        crops_module._save(tmp_path / "next.npz", crops, labels)
+    assert not (tmp_path / "next.npz").exists()  # a resumed job cuts it again
