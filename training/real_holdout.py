@@ -133,7 +133,7 @@ def train(work: Path, run: str, steps: int, threads: int) -> None:
 def export(work: Path, run: str) -> Path:
     import torch
 
-    from training.classifier import _outputs, build_model
+    from training.classifier import _outputs, build_model, input_wh
     from training.holdout_measure import export_onnx
 
     out = work / f"model-{run}"
@@ -144,7 +144,7 @@ def export(work: Path, run: str) -> Path:
     model.load_state_dict(state["model"])
     tmp = work / f"model-{run}.tmp"
     tmp.mkdir(parents=True, exist_ok=True)
-    export_onnx(model.eval(), (48, 64), tmp / "classifier.onnx")
+    export_onnx(model.eval(), input_wh("m64"), tmp / "classifier.onnx")
     shutil.copy(SHIPPED / "finder.onnx", tmp / "finder.onnx")
     spec = json.loads((SHIPPED / "model.json").read_text())
     spec["classifier"].pop("quantized", None)
@@ -171,7 +171,9 @@ def read(work: Path, run: str) -> dict:
                  "--model-dir", str(work / f"model-{run}"), "--json"],
                 check=True, capture_output=True, text=True)
             results[key] = json.loads(proc.stdout)
-            out.write_text(json.dumps(results, indent=1))
+            part = out.with_name(out.name + ".part")  # whole or not at all: a resumed run reads it
+            part.write_text(json.dumps(results, indent=1))
+            part.replace(out)
             print(f"{run} {key}: {summary(results[key])}", flush=True)
     return results
 
