@@ -261,18 +261,26 @@ def _load_matching(model, weights: dict) -> None:
     print(f"init: {len(taken)} of {len(own)} tensors taken; fresh: {sorted(set(own) - set(taken))}", flush=True)
 
 
+def load_classifier(checkpoint: str | Path):
+    """A classifier checkpoint (`train_classifier`'s best.pt or last.pt) as a model in eval mode,
+    and its arch."""
+    import torch
+
+    state = torch.load(str(checkpoint), map_location="cpu", weights_only=False)
+    arch = state.get("arch", "s")
+    model = build_model(arch, _outputs(state["model"]))
+    model.load_state_dict(state["model"])
+    return model.eval(), arch
+
+
 def export_classifier(checkpoint: str | Path, out: str | Path) -> tuple[tuple[int, int], bool]:
     """Export a classifier checkpoint to ONNX (input N x 3 x H x W in [0, 1], the arch's size;
     output logits; the detector averages flipped views at run time, model.json `views`).
     Returns the input (width, height) and whether the model has the "not a tile" output."""
     import torch
 
-    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
-    arch = state.get("arch", "s")
-    outputs = _outputs(state["model"])
-    model = build_model(arch, outputs)
-    model.load_state_dict(state["model"])
-    model.eval()
+    model, arch = load_classifier(checkpoint)
+    outputs = _outputs(model.state_dict())
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     width, height = input_wh(arch)

@@ -44,13 +44,11 @@ def class_probabilities(checkpoint: str | Path, contexts: np.ndarray, threads: i
     would cut for the exact box, as validation reads them)."""
     import torch
 
-    from training.classifier import _outputs, build_model, input_wh, probabilities
+    from training.classifier import input_wh, load_classifier, probabilities
 
     torch.set_num_threads(threads)
-    saved = torch.load(str(checkpoint), map_location="cpu", weights_only=False)
-    model = build_model(saved["arch"], _outputs(saved["model"]))
-    model.load_state_dict(saved["model"])
-    return probabilities(model, contexts, input_wh(saved["arch"]))
+    model, arch = load_classifier(checkpoint)
+    return probabilities(model, contexts, input_wh(arch))
 
 
 def save_hard_crops(crop_files: list[str], data_dirs: list[str] | None, checkpoint: str | Path, out: str | Path,

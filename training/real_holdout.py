@@ -16,7 +16,7 @@ resumes; `--runs held` and `--runs all` can run side by side, one thread each):
 4. export each to WORK/model-RUN: the shipped finder and model.json with the run's classifier
    (float ONNX, outputs `logits` and `features`);
 5. read: `fanshot tileset eval` of each group with each model (without and with the group's
-   profile; the val photos of the sets kept as the other set), WORK/results.json.
+   profile; the val photos of the sets kept as the other set), WORK/results-RUN.json.
 """
 from __future__ import annotations
 
@@ -131,20 +131,16 @@ def train(work: Path, run: str, steps: int, threads: int) -> None:
 
 
 def export(work: Path, run: str) -> Path:
-    import torch
-
-    from training.classifier import _outputs, build_model, input_wh
+    from training.classifier import input_wh, load_classifier
     from training.holdout_measure import export_onnx
 
     out = work / f"model-{run}"
     if (out / "model.json").is_file():
         return out
-    state = torch.load(work / "runs" / run / "last.pt", map_location="cpu", weights_only=False)
-    model = build_model("m64", _outputs(state["model"]))
-    model.load_state_dict(state["model"])
+    model, arch = load_classifier(work / "runs" / run / "last.pt")
     tmp = work / f"model-{run}.tmp"
     tmp.mkdir(parents=True, exist_ok=True)
-    export_onnx(model.eval(), input_wh("m64"), tmp / "classifier.onnx")
+    export_onnx(model, input_wh(arch), tmp / "classifier.onnx")
     shutil.copy(SHIPPED / "finder.onnx", tmp / "finder.onnx")
     spec = json.loads((SHIPPED / "model.json").read_text())
     spec["classifier"].pop("quantized", None)

@@ -124,14 +124,9 @@ def train(work: Path, minutes: float, threads: int, networks: list[str], steps: 
 
 
 def _trained(work: Path, arch: str):
-    import torch
+    from training.classifier import load_classifier
 
-    from training.classifier import _outputs, build_model
-
-    state = torch.load(work / "runs" / arch / "last.pt", map_location="cpu", weights_only=False)
-    model = build_model(arch, _outputs(state["model"]))
-    model.load_state_dict(state["model"])
-    return model.eval()
+    return load_classifier(work / "runs" / arch / "last.pt")[0]
 
 
 def evaluate(work: Path, threads: int) -> dict:
