@@ -82,7 +82,8 @@ class SetLook(Protocol):
 def ink_view(blob: np.ndarray) -> np.ndarray:
     """N x 3 x H x W crops (`crop_blob`) with each pixel's darkest channel in all three: ink of any
     colour drawn dark, as most sets draw it (a set may draw its winds in red, its 發 in blue)."""
-    return np.repeat(blob.min(axis=1, keepdims=True), 3, axis=1)
+    darkest = np.minimum(np.minimum(blob[:, 0], blob[:, 1]), blob[:, 2])  # a min over axis 1 strides slowly
+    return np.repeat(darkest[:, None], 3, axis=1)
 
 
 def crop_tiles(

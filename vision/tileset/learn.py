@@ -38,6 +38,9 @@ JITTERS = [(0.0, 0.0, 0.0, 0.0, 0.0), (0.04, 0.0, 0.0, 0.0, 0.0), (-0.04, 0.0, 0
 TURNS = (-8.0, 8.0)  # the plain box's crop also turned by these degrees (tiles lie at a slant)
 BLUR = 1.0  # ... and blurred (Gaussian sigma, pixels of the crop): photos out of focus or shaken
 EXAMPLES_PER_TILE = 2 * (len(JITTERS) + len(TURNS) + 1)  # each crop both ways up
+# crops embedded a run: small batches reuse their memory (a whole layout's crops, copied turned or
+# in ink, were fresh memory each time: a quarter of the learning time)
+EMBED_CHUNK = 256
 # A layout the shipped classifier reads under this share of as its order names them is refused
 # (not laid out in LAYOUT_ORDER, or not a photo of tiles)
 MIN_AGREEMENT = 0.4
@@ -102,7 +105,8 @@ def example_embeddings(classifier: TileClassifier, rgb: np.ndarray, boxes: np.nd
 
 
 def _example_crops(classifier: TileClassifier, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """The crops `example_embeddings` embeds (one way up), as the classifier's input."""
+    """The crops `example_embeddings` embeds (one way up): N x H x W x 3 uint8 (`_embedded` makes
+    them the classifier's input)."""
     w = (boxes[:, 2] - boxes[:, 0])[:, None]
     h = (boxes[:, 3] - boxes[:, 1])[:, None]
     jit = np.array(JITTERS, np.float32)
@@ -117,13 +121,20 @@ def _example_crops(classifier: TileClassifier, rgb: np.ndarray, boxes: np.ndarra
     blurred = [cv2.GaussianBlur(crop, (0, 0), BLUR) for crop in crops[:, 0]]
     crops = np.concatenate([crops, np.array(turned, np.uint8).reshape(len(boxes), len(TURNS), *crops.shape[2:]),
                             np.array(blurred, np.uint8)[:, None]], axis=1)
-    return crop_blob(crops.reshape(-1, *crops.shape[2:]))
+    return crops.reshape(-1, *crops.shape[2:])
 
 
-def _embedded(classifier: TileClassifier, blob: np.ndarray) -> np.ndarray:
-    """Unit embeddings of `blob`'s crops, each followed by the crop upside down."""
-    upside_down = np.ascontiguousarray(np.flip(blob, (2, 3)))
-    return embedding(classifier.embed(np.stack([blob, upside_down], axis=1).reshape(-1, *blob.shape[1:])))
+def _embedded(classifier: TileClassifier, crops: np.ndarray, ink: bool = False) -> np.ndarray:
+    """Unit embeddings of the uint8 `crops` (of their ink views: `ink`), each followed by the crop
+    upside down, EMBED_CHUNK crops a run."""
+    out = []
+    for start in range(0, len(crops), EMBED_CHUNK):
+        part = crop_blob(crops[start:start + EMBED_CHUNK])
+        part = ink_view(part) if ink else part
+        up = embedding(classifier.embed(part))
+        down = embedding(classifier.embed(np.ascontiguousarray(np.flip(part, (2, 3)))))
+        out.append(np.stack([up, down], axis=1).reshape(-1, up.shape[1]))
+    return np.concatenate(out)
 
 
 def profile_from_boxes(name: str, classifier: TileClassifier, rgb: np.ndarray, boxes: np.ndarray,
@@ -141,7 +152,7 @@ def profile_from_boxes(name: str, classifier: TileClassifier, rgb: np.ndarray, b
     created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     return TilesetProfile(name, classifier.model_id, embeddings, labels,
                           [{**source, "tiles": len(boxes), "created": created}], created,
-                          _embedded(classifier, ink_view(crops)))  # the same crops' ink views
+                          _embedded(classifier, crops, ink=True))  # the same crops' ink views
 
 
 def read_layout(boxes: np.ndarray, probs: np.ndarray) -> Layout:
