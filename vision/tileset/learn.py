@@ -40,7 +40,7 @@ BLUR = 1.0  # ... and blurred (Gaussian sigma, pixels of the crop): photos out o
 EXAMPLES_PER_TILE = 2 * (len(JITTERS) + len(TURNS) + 1)  # each crop both ways up
 # crops embedded a run: small batches reuse their memory (a whole layout's crops, copied turned or
 # in ink, were fresh memory each time: a quarter of the learning time)
-EMBED_CHUNK = 256
+EMBED_CHUNK = 128
 # A layout the shipped classifier reads under this share of as its order names them is refused
 # (not laid out in LAYOUT_ORDER, or not a photo of tiles)
 MIN_AGREEMENT = 0.4
