@@ -131,8 +131,11 @@ def profile_to_bytes(profile: TilesetProfile) -> bytes:
                                      "labels": profile.labels.astype(np.int16)}
     if profile.ink is not None:
         arrays["ink"] = profile.ink.astype(np.float16)
-    buf = io.BytesIO()
-    np.savez_compressed(buf, allow_pickle=False, **arrays)
+    buf = io.BytesIO()  # an .npz as np.savez_compressed writes it, at the fastest deflate level (a third of its time)
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as npz:
+        for key, array in arrays.items():
+            with npz.open(f"{key}.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, array, allow_pickle=False)
     return buf.getvalue()
 
 
