@@ -497,6 +497,39 @@ def test_ink_views_are_kept_and_a_version_1_profile_reads_without_them(tmp_path,
         profile_from_bytes(buf.getvalue())
 
 
+def test_a_profile_file_is_a_plain_npz_and_one_numpy_compressed_reads_the_same():
+    profile = TilesetProfile("s", "abc", _profile().embeddings, _profile().labels, ink=_profile().embeddings[::-1].copy())
+    data = profile_to_bytes(profile)
+    with np.load(io.BytesIO(data), allow_pickle=False) as npz:  # numpy reads it as any .npz
+        assert sorted(npz.files) == ["embeddings", "ink", "labels", "meta"]
+        written = {k: npz[k] for k in npz.files}
+    buf = io.BytesIO()  # as fanshot wrote profiles before session 31
+    np.savez_compressed(buf, allow_pickle=False, **written)
+    for again in (profile_from_bytes(data), profile_from_bytes(buf.getvalue())):
+        assert again.name == "s" and again.ink is not None
+        assert np.array_equal(again.embeddings, profile.embeddings.astype(np.float16).astype(np.float32))
+        assert np.array_equal(again.labels, profile.labels)
+
+
+def test_examples_embedded_a_few_crops_a_run_are_those_embedded_at_once(monkeypatch):
+    import vision.tileset.learn as learn
+
+    classifier = _detector().classifier
+    crops = np.random.default_rng(1).integers(0, 256, (7, classifier.crop_h, classifier.crop_w, 3), np.uint8)
+    whole = learn._embedded(classifier, crops)
+    monkeypatch.setattr(learn, "EMBED_CHUNK", 3)
+    for ink in (False, True):
+        chunked = learn._embedded(classifier, crops, ink=ink)
+        views = [learn.crop_blob(crops[[i]]) for i in range(len(crops))]
+        views = [learn.ink_view(v) if ink else v for v in views]
+        one_by_one = np.concatenate([learn.embedding(classifier.embed(np.concatenate([v, np.flip(v, (2, 3))])))
+                                     for v in views])  # each crop, then it upside down
+        assert chunked.shape == (14, one_by_one.shape[1])
+        assert np.allclose(chunked, one_by_one, atol=1e-5)
+        if not ink:
+            assert np.allclose(chunked, whole, atol=1e-6)
+
+
 def test_a_crop_unlike_the_set_keeps_the_classifier_reading():
     profile = _profile()
     probs = np.random.default_rng(1).dirichlet(np.ones(44), size=3).astype(np.float32)

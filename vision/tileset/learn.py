@@ -38,7 +38,7 @@ JITTERS = [(0.0, 0.0, 0.0, 0.0, 0.0), (0.04, 0.0, 0.0, 0.0, 0.0), (-0.04, 0.0, 0
 TURNS = (-8.0, 8.0)  # the plain box's crop also turned by these degrees (tiles lie at a slant)
 BLUR = 1.0  # ... and blurred (Gaussian sigma, pixels of the crop): photos out of focus or shaken
 EXAMPLES_PER_TILE = 2 * (len(JITTERS) + len(TURNS) + 1)  # each crop both ways up
-# crops embedded a run: small batches reuse their memory (a whole layout's crops, copied turned or
+# crops embedded a run: small batches reuse their memory (a whole layout's crops, copied upside down or
 # in ink, were fresh memory each time: a quarter of the learning time)
 EMBED_CHUNK = 128
 # A layout the shipped classifier reads under this share of as its order names them is refused
