@@ -39,6 +39,19 @@ def test_the_detector_is_loaded_with_the_workers_share_of_the_cores(monkeypatch,
     assert cv2.getNumThreads() == 1
 
 
+def test_a_layout_is_learnt_on_every_core_a_photo_read_on_the_workers_share(monkeypatch, tmp_path):
+    import cv2
+    import numpy as np
+
+    monkeypatch.setattr(vision.detector, "get_detector", lambda model_dir=None, threads=2: SimpleNamespace(
+        spec={}, threads=threads))
+    inference = Inference(Settings(inference_workers=available_cores(), model_dir=tmp_path, data_dir=tmp_path))
+    monkeypatch.setattr(inference.tilesets, "learn_layout", lambda detector, *args: {"threads": detector.threads})
+    photo = cv2.imencode(".jpg", np.full((64, 48, 3), 200, np.uint8))[1].tobytes()
+    assert inference.learn_layout("mine", photo, False, "layout.jpg") == {"threads": available_cores()}
+    assert inference.detector().threads == 1  # the analyses keep the worker's share
+
+
 def test_a_missing_model_is_a_503_whatever_the_threads(tmp_path):
     from api.errors import ApiError
 
