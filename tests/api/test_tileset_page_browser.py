@@ -86,8 +86,8 @@ def test_the_page_says_which_layout_tiles_the_finder_missed(tmp_path):
     rgb[rgb.shape[0] - stray.shape[0] - 10:rgb.shape[0] - 10, 10:10 + stray.shape[1]] = stray
     layout = _photo(tmp_path / "layout.jpg", {"image": rgb})
     settings = dataclasses.replace(Settings(), inference_processes=False, data_dir=tmp_path / "data")
-    # the app's detector (inference in threads: api.inference.Inference.detector)
-    finder = get_detector(settings.model_dir, threads=threads_per_worker(settings.inference_workers)).finder
+    # the detector the app learns a layout with (inference in threads, every core: api.inference.Inference.learn_layout)
+    finder = get_detector(settings.model_dir, threads=threads_per_worker(1)).finder
     hard = FinderHardOn(finder, 0.0)
     hard.look_at(true_shares(example["record"], "J3"))
     try:
