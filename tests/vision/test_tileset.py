@@ -498,7 +498,8 @@ def test_ink_views_are_kept_and_a_version_1_profile_reads_without_them(tmp_path,
 
 
 def test_a_profile_file_is_a_plain_npz_and_one_numpy_compressed_reads_the_same():
-    profile = TilesetProfile("s", "abc", _profile().embeddings, _profile().labels, ink=_profile().embeddings[::-1].copy())
+    base = _profile()
+    profile = TilesetProfile("s", "abc", base.embeddings, base.labels, ink=base.embeddings[::-1].copy())
     data = profile_to_bytes(profile)
     with np.load(io.BytesIO(data), allow_pickle=False) as npz:  # numpy reads it as any .npz
         assert sorted(npz.files) == ["embeddings", "ink", "labels", "meta"]
