@@ -2,7 +2,8 @@
 the set lets its less alike boxes count the set's reading, a photo of another set is read as without
 the set; in a photo of the set, a crop the set reads unsure is read both ways up, and only such
 crops are, and its ink view names the class where it tells the set's classes apart or its best
-class from the colour's; a crop the set reads surely as the classifier does is settled: no other reading of the
+class from the colour's, but where it names the class a sure classifier reads (only the colour set them
+apart); a crop the set reads surely as the classifier does is settled: no other reading of the
 classifier changes what the blend reads."""
 from __future__ import annotations
 
@@ -178,6 +179,30 @@ def test_an_ink_view_far_from_the_colour_reading_names_the_class():
     only_apart = dataclasses.replace(BLEND, ink_against=1.0)  # the ink view counts only where its best two are apart
     kept, _, _ = apply_profile(probs, features, np.arange(4), EXAMPLES, LABELS, only_apart, other_views, ink)
     assert kept[0, :43].argmax() == 0
+
+
+def test_a_crop_whose_ink_view_the_set_names_as_the_sure_classifier_keeps_its_reading():
+    # box 0 is 0.7 alike the set's W2 in colour and alike no W1; its ink view is a little more alike
+    # W1's ink than W2's: another set's face drawn in this set's colour for W2 (a blue 南, this set's
+    # blue 发). Averaged with the colour, the set would read W2; the ink names what the classifier says
+    doubtful, turned = _alike(UPRIGHT[1], 0.7), _alike(UPSIDE[1], 0.7)
+    ink = np.roll(EXAMPLES, 6, axis=1)  # the examples' ink views, in other dimensions
+    inked = 0.6 * ink[0] + 0.5 * ink[2] + np.sqrt(1 - 0.61) * np.eye(DIM, dtype=np.float32)[15]
+    features = np.stack([doubtful, *[_alike(UPRIGHT[k % 3], 0.9) for k in range(1, 4)]])
+
+    def other_views(picked: np.ndarray, with_ink: bool) -> tuple[np.ndarray, np.ndarray | None]:
+        assert picked.tolist() == [0]
+        return turned[None], inked[None] if with_ink else None
+
+    def read(sure: float, with_ink: bool = True) -> int:
+        probs = _probs([0, 1, 2, 0], sure=sure)
+        out, _, _ = apply_profile(probs, features, np.arange(4), EXAMPLES, LABELS, other_views=other_views,
+                                  ink=ink if with_ink else None)
+        return int(out[0, :43].argmax())
+
+    assert read(0.9) == 0  # the classifier sure of W1 (BLEND.ink_defers_from 0.5), the ink agreeing
+    assert read(0.3) == 1  # the classifier unsure: the set's W2 counts
+    assert read(0.9, with_ink=False) == 1  # a set without ink views: the colour reading counts
 
 
 def test_the_ink_view_draws_ink_of_any_colour_dark():

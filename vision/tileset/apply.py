@@ -10,7 +10,8 @@ its examples) is read with it: there the set's reading is blended with the class
 weight that grows from 0 at a best similarity of `set_from` to `weight` at `set_at` (`plain_from` to
 `plain_at` for a box read as a blank white dragon or a face-down tile, PLAIN_FACES, alike most plain
 crops), and a crop whose set reading is unsure is compared both ways up (`both_ways_similarity`)
-and, with a set that has them, in ink (`ink_similarity`: a set may draw a face in another colour).
+and, with a set that has them, in ink (`ink_similarity`: a set may draw a face in another colour;
+one whose ink view the set names as a sure classifier does keeps the classifier's reading).
 A photo of another set keeps the classifier's reading, as a class the set holds no example of does.
 """
 from __future__ import annotations
@@ -55,6 +56,10 @@ class Blend:
     # probability together (little to "no tile" and to classes the set lacks), is settled: the
     # classifier's extra views would not change its reading (`settled`)
     settled_mass: float = 0.9
+    # a crop read in ink that the set reads otherwise than the classifier, whose ink view the set's
+    # ink examples name as the classifier does, keeps the classifier's reading where that is at least
+    # this sure of it: only the colour set them apart (another set's blue 南 alike this set's blue 发)
+    ink_defers_from: float = 0.5
 
 
 BLEND = Blend()
@@ -112,17 +117,19 @@ def both_ways_similarity(up: np.ndarray, down: np.ndarray, examples: np.ndarray,
 
 
 def ink_similarity(sims: np.ndarray, inked: np.ndarray, ink: np.ndarray, labels: np.ndarray, margin: float,
-                   against: float) -> np.ndarray:
+                   against: float) -> tuple[np.ndarray, np.ndarray]:
     """`sims` (R, K: `class_similarity`'s of R crops) averaged with the ink views' (`inked`, R x D
     features; `ink`: the examples' ink views, as `labels`) where the ink view tells the set's classes
     apart (its best two at least `margin` apart) or its best class from the one `sims` name (at
     least `against` apart), but for the plain faces (PLAIN_FACES: a face-down tile of a light back
-    is a blank face in ink), whose similarity stays `sims`'."""
+    is a blank face in ink), whose similarity stays `sims`'; and the class each ink view is most
+    alike (R,)."""
     classes, inked_sims = class_similarity(embedding(inked), ink, labels)
     top = np.sort(inked_sims, axis=1)[:, -2:]
     colours = inked_sims[np.arange(len(sims)), sims.argmax(axis=1)]  # in ink, the class the colour names
     sure = ((top[:, 1] - top[:, 0] >= margin) | (top[:, 1] - colours >= against))[:, None]
-    return np.where(sure, (sims + np.where(np.isin(classes, PLAIN_FACES), sims, inked_sims)) / 2, sims)
+    return (np.where(sure, (sims + np.where(np.isin(classes, PLAIN_FACES), sims, inked_sims)) / 2, sims),
+            classes[inked_sims.argmax(axis=1)])
 
 
 def settled(probs: np.ndarray, features: np.ndarray, examples: np.ndarray, labels: np.ndarray,
@@ -158,8 +165,9 @@ def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, exa
     (vision.tileset.profile.TilesetProfile). `other_views`: the features of those crops (indices
     into R) turned upside down and of their ink views, for the crops whose reading by the set may
     count and is unsure, in a photo that shows the set (`both_ways_similarity`, averaged with
-    `ink_similarity` when the set has `ink`: its examples' ink views, as `examples`; the similarity
-    and class returned stay the plain crop's). `photo_boxes`: whether the photo shows the set is
+    `ink_similarity` when the set has `ink`: its examples' ink views, as `examples`, a box whose ink
+    view it names as the classifier is `ink_defers_from` sure of keeping the classifier's reading;
+    the similarity and class returned stay the plain crop's). `photo_boxes`: whether the photo shows the set is
     told by the first so many boxes alone (the finder's tiles, not its weak boxes: the reading of a
     tile must not hang on how many weak boxes are named with it); None: by all. `known`: the
     similarities of the first rows, compared already (`settled`). The NOT_A_TILE column is left as
@@ -174,6 +182,7 @@ def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, exa
     if not _shows_set(best[:photo_boxes], probs[:photo_boxes], blend):
         return probs.copy(), best, nearest
     reading = None  # the similarities the set's reading is made of, where not `row_sims`
+    deferred = np.zeros(len(rows), bool)  # crops whose ink view names them as the classifier does
     if other_views is not None and len(classes) > 1:
         start, _ = _gates(blend, np.isin(nearest, PLAIN_FACES) | np.isin(said, PLAIN_FACES))
         top = np.sort(row_sims, axis=1)[:, -2:]
@@ -187,15 +196,20 @@ def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, exa
                 row_sims[pick] = both[1]
                 if inked is not None and ink is not None:  # the ink views name the class, the gates stay
                     reading = row_sims.copy()
-                    reading[pick] = ink_similarity(both[1], inked, ink, labels, blend.ink_margin,
-                                                  blend.ink_against)
+                    reading[pick], inked_as = ink_similarity(both[1], inked, ink, labels, blend.ink_margin,
+                                                             blend.ink_against)
+                    sure_of = probs[rows[pick], said[rows[pick]]] >= blend.ink_defers_from
+                    colour_as = classes[both[1].argmax(axis=1)]
+                    deferred[pick] = sure_of & (inked_as == said[rows[pick]]) & (colour_as != said[rows[pick]])
     sims = _per_box(row_sims, rows, len(probs))
     logits = (sims if reading is None else _per_box(reading, rows, len(probs))) / blend.temperature
     own = np.exp(logits - logits.max(axis=1, keepdims=True))
     own /= own.sum(axis=1, keepdims=True)
     start, full = _gates(blend, np.isin(classes[sims.argmax(axis=1)], PLAIN_FACES) | np.isin(said, PLAIN_FACES))
     likeness = np.clip((sims.max(axis=1) - start) / (full - start), 0, 1)
-    weight = (blend.weight * likeness)[:, None]
+    deferred_box = np.zeros(len(probs), bool)
+    np.logical_or.at(deferred_box, rows, deferred)
+    weight = (blend.weight * likeness * ~deferred_box)[:, None]
     out = probs.copy()
     mass = probs[:, classes].sum(axis=1, keepdims=True)
     out[:, classes] = (1 - weight) * probs[:, classes] + weight * mass * own
