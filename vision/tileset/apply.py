@@ -198,9 +198,10 @@ def apply_profile(probs: np.ndarray, features: np.ndarray, rows: np.ndarray, exa
                     reading = row_sims.copy()
                     reading[pick], inked_as = ink_similarity(both[1], inked, ink, labels, blend.ink_margin,
                                                              blend.ink_against)
-                    sure_of = probs[rows[pick], said[rows[pick]]] >= blend.ink_defers_from
+                    said_as = said[rows[pick]]
                     colour_as = classes[both[1].argmax(axis=1)]
-                    deferred[pick] = sure_of & (inked_as == said[rows[pick]]) & (colour_as != said[rows[pick]])
+                    sure_of = probs[rows[pick], said_as] >= blend.ink_defers_from
+                    deferred[pick] = sure_of & (inked_as == said_as) & (colour_as != said_as)
     sims = _per_box(row_sims, rows, len(probs))
     logits = (sims if reading is None else _per_box(reading, rows, len(probs))) / blend.temperature
     own = np.exp(logits - logits.max(axis=1, keepdims=True))
